@@ -1,0 +1,3 @@
+from station.cli import main
+
+raise SystemExit(main())

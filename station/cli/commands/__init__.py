@@ -1,0 +1,1 @@
+"""One module per capability; each defines `register(registry: CommandRegistry)`."""

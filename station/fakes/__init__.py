@@ -1,0 +1,1 @@
+"""Simulated hardware that speaks the real formats: tray renderer, laser devices on ptys."""

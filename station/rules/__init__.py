@@ -1,0 +1,1 @@
+"""The rules core: pure Python, no I/O. Rulings ask a DiceSource for dice and return Outcomes."""

@@ -1,0 +1,45 @@
+"""The reader's output: one `DetectedDie` per die seen in a frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Flag = Literal["cocked", "touching", "unreadable"]
+
+
+@dataclass
+class DetectedDie:
+    """A die in a frame.
+
+    kind: "d6", "scatter" or "artillery".
+    value: d6 1..6; scatter "arrow"/"hit"; artillery 2, 4, 6, 8, 10 or "misfire";
+        None when a flag says the face cannot be trusted ("cocked", "unreadable").
+    center: [x, y] in image pixels; center_mm: in tray millimetres once calibrated.
+    bearing_deg: scatter dice, degrees clockwise from up (image -y, or the tray's up edge).
+    colour: a plain colour name (red, blue, white, black, green, yellow, purple, orange, grey).
+    """
+
+    kind: str
+    value: int | str | None
+    center: tuple[float, float]
+    confidence: float
+    colour: str
+    flags: list[str] = field(default_factory=list)
+    bearing_deg: float | None = None
+    center_mm: tuple[float, float] | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "kind": self.kind,
+            "value": self.value,
+            "center": [round(float(self.center[0]), 1), round(float(self.center[1]), 1)],
+            "confidence": round(float(self.confidence), 3),
+            "colour": self.colour,
+            "flags": list(self.flags),
+        }
+        if self.bearing_deg is not None:
+            out["bearing_deg"] = round(float(self.bearing_deg), 1)
+        if self.center_mm is not None:
+            out["center_mm"] = [round(float(v), 1) for v in self.center_mm]
+        return out
