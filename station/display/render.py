@@ -1,0 +1,194 @@
+"""Draw a `Screen` as a picture (Pillow): the full layout for HDMI/DSI and a compact one.
+
+Full layout, made to be read from across a table: a top bar with the action and the state;
+the tray image on the left with every die's value marked beside it (flagged dice in red);
+the result in big letters on the right, with the sums, the chance of this result and the
+rule IDs under it; a bottom bar with what to do next or what is wrong.
+
+The compact layout fits small OLED/LCD screens (128x64 up to 320x240): action, the big
+result, chance and first rule, the prompt.
+
+Fonts: Pillow's own scalable font, so the picture is the same on every machine (the golden
+images depend on it).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from station.display.screen import DieMark, Screen
+
+BACKGROUND = (18, 20, 24)
+PANEL = (34, 38, 46)
+TEXT = (236, 238, 242)
+MUTED = (150, 158, 172)
+ACCENT = (250, 196, 60)
+TONE_COLOURS = {"good": (92, 214, 120), "bad": (255, 96, 88), "neutral": (240, 240, 240)}
+LEVEL_COLOURS = {"info": (44, 62, 92), "warn": (150, 104, 20), "error": (160, 36, 36)}
+MARK_OK = (250, 196, 60)
+MARK_PROBLEM = (255, 70, 60)
+
+
+@functools.lru_cache(maxsize=32)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.load_default(size=size)
+
+
+def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
+    """The full layout at `size` (width, height)."""
+    width, height = size
+    image = Image.new("RGB", size, BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    unit = height / 480                           # everything scales with the height
+    top, bottom = round(64 * unit), round(58 * unit)
+
+    # top bar: action name, position in the carousel, state
+    draw.rectangle((0, 0, width, top), fill=PANEL)
+    state = screen.state_label
+    state_font = font(round(22 * unit))
+    state_w = draw.textlength(state, font=state_font)
+    pill = (width - state_w - 36 * unit, 12 * unit, width - 12 * unit, top - 12 * unit)
+    draw.rounded_rectangle(pill, radius=8 * unit, fill=_state_colour(screen))
+    draw.text(((pill[0] + pill[2]) / 2, (pill[1] + pill[3]) / 2), state, font=state_font,
+              fill=BACKGROUND, anchor="mm")
+    position = f"{screen.position[0]}/{screen.position[1]}"
+    pos_font = font(round(20 * unit))
+    pos_x = pill[0] - 14 * unit - draw.textlength(position, font=pos_font)
+    draw.text((pos_x, top / 2), position, font=pos_font, fill=MUTED, anchor="lm")
+    _fit_text(draw, (14 * unit, top / 2), screen.action, round(34 * unit), pos_x - 30 * unit,
+              fill=TEXT, anchor="lm", bold=True)
+
+    # left: the tray as the camera saw it
+    body = (0, top, width, height - bottom)
+    tray_w = round(width * 0.5) if screen.frame is not None else 0
+    if screen.frame is not None:
+        _draw_tray(image, screen.frame, screen.marks,
+                   (round(10 * unit), body[1] + round(10 * unit), tray_w, body[3] - round(10 * unit)))
+
+    # right (or all): the result
+    x0 = tray_w + round(22 * unit)
+    x1 = width - round(18 * unit)
+    y = body[1] + round(14 * unit)
+    if screen.headline:
+        y = _fit_text(draw, (x0, y), screen.headline, round(112 * unit), x1 - x0,
+                      fill=TONE_COLOURS.get(screen.tone, TEXT), bold=True) + round(10 * unit)
+    for line in screen.details:
+        y = _fit_text(draw, (x0, y), line, round(28 * unit), x1 - x0, fill=TEXT) + round(8 * unit)
+    facts = screen.odds_text()
+    if facts:
+        y = _fit_text(draw, (x0, y + 6 * unit), facts, round(26 * unit), x1 - x0, fill=ACCENT) + round(8 * unit)
+    if screen.rules:
+        y = _wrap(draw, (x0, y), "rules " + "  ".join(screen.rules), font(round(22 * unit)),
+                  x1 - x0, MUTED)
+    for name, problem in screen.hardware.items():
+        y = _wrap(draw, (x0, y + 4 * unit), f"{name}: {problem}", font(round(20 * unit)),
+                  x1 - x0, MARK_PROBLEM)
+    if screen.entry_id is not None:
+        draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
+                  fill=MUTED, anchor="rd")
+
+    # bottom bar: what to do, or what is wrong
+    draw.rectangle((0, height - bottom, width, height), fill=LEVEL_COLOURS.get(screen.level, PANEL))
+    prompt = screen.prompt or _hint(screen)
+    _fit_text(draw, (14 * unit, height - bottom / 2), prompt, round(26 * unit), width - 28 * unit,
+              fill=TEXT, anchor="lm", bold=screen.level != "info")
+    return image
+
+
+def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.Image:
+    """The small-screen layout: action, big result, chance and rule, prompt."""
+    width, height = size
+    image = Image.new("RGB", size, (0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    line = max(9, height // 7)
+    white = (255, 255, 255)
+    _fit_text(draw, (0, 0), screen.action, line, width, fill=white)
+    draw.line((0, line + 2, width, line + 2), fill=white)
+    big = screen.headline or screen.state_label
+    _fit_text(draw, (width / 2, line + 4), big, height - 3 * line - 10, width, fill=white,
+              anchor="mt", bold=True)
+    under = "  ".join(x for x in (screen.odds_text().replace("chance ", ""), screen.rules[0]
+                                  if screen.rules else "") if x)
+    _fit_text(draw, (0, height - 2 * line - 2), under, line, width, fill=white)
+    _fit_text(draw, (0, height - line - 1), screen.prompt or _hint(screen), line, width, fill=white)
+    return image
+
+
+def _hint(screen: Screen) -> str:
+    if screen.state == "manual":
+        return "ROLL: next value   NEXT: next die   RE-ROLL: cancel"
+    offer = "   RE-ROLL allowed" if screen.reroll_offered else ""
+    return f"ROLL   MEASURE   NEXT action{offer}"
+
+
+def _state_colour(screen: Screen) -> tuple[int, int, int]:
+    if screen.state == "error" or screen.level == "error":
+        return MARK_PROBLEM
+    if screen.state in ("resolved", "measured"):
+        return TONE_COLOURS["good"]
+    if screen.state == "idle":
+        return (120, 180, 255)
+    return ACCENT
+
+
+def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: float,
+              *, fill, anchor: str = "la", bold: bool = False) -> float:
+    """Draw `text` at the largest size up to `size` that fits `max_width`; return its bottom."""
+    size = max(size, 8)
+    stroke = max(1, size // 28) if bold else 0
+    while size > 8 and draw.textlength(text, font=font(size)) + 2 * stroke > max_width:
+        size -= max(1, size // 10)
+        stroke = max(1, size // 28) if bold else 0
+    f = font(size)
+    draw.text(xy, text, font=f, fill=fill, anchor=anchor, stroke_width=stroke, stroke_fill=fill)
+    return draw.textbbox(xy, text, font=f, anchor=anchor, stroke_width=stroke)[3]
+
+
+def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, max_width: float,
+          fill) -> float:
+    x, y = xy
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}".strip()
+        if line and draw.textlength(trial, font=f) > max_width:
+            draw.text((x, y), line, font=f, fill=fill)
+            y += f.size * 1.25
+            line = word
+        else:
+            line = trial
+    if line:
+        draw.text((x, y), line, font=f, fill=fill)
+        y += f.size * 1.25
+    return y
+
+
+def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box) -> None:
+    """Paste the frame scaled into `box` and mark each die with its value."""
+    x0, y0, x1, y1 = box
+    rgb = Image.fromarray(np.ascontiguousarray(frame[:, :, ::-1]) if frame.ndim == 3 else frame)
+    scale = min((x1 - x0) / rgb.width, (y1 - y0) / rgb.height)
+    shown = rgb.resize((max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale))),
+                       Image.Resampling.BILINEAR)
+    ox = x0 + ((x1 - x0) - shown.width) // 2
+    oy = y0 + ((y1 - y0) - shown.height) // 2
+    image.paste(shown, (ox, oy))
+    draw = ImageDraw.Draw(image)
+    label_font = font(max(14, round(shown.height / 14)))
+    radius = max(8, round(shown.height / 22))
+    for mark in marks:
+        cx, cy = ox + mark.center[0] * scale, oy + mark.center[1] * scale
+        colour = MARK_PROBLEM if mark.problem else MARK_OK
+        draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
+        label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
+        tx, ty = cx + radius + 3, cy - radius - 2
+        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
+        if bbox[2] > ox + shown.width:             # keep labels inside the picture
+            tx -= bbox[2] - bbox[0] + 2 * radius + 6
+        if bbox[1] < oy:
+            ty += (oy - bbox[1])
+        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
+        draw.rectangle((bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2), fill=(0, 0, 0))
+        draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")

@@ -1,0 +1,101 @@
+"""What the station shows, as data: the session fills a `Screen`, the renderers draw it.
+
+Keeping the screen a plain value means the same screen can be drawn full size on HDMI, in a
+compact layout on a small OLED, as text in a terminal, and again later from the journal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Session states, as the display names them.
+STATE_LABELS = {
+    "idle": "READY",
+    "waiting": "ROLL THE DICE",
+    "settling": "SETTLING",
+    "reading": "READING",
+    "resolved": "RESULT",
+    "measuring": "MEASURING",
+    "measured": "DISTANCE",
+    "manual": "MANUAL ENTRY",
+    "error": "PROBLEM",
+}
+
+# Headline colours by tone: good for the roller, bad, neutral.
+TONES = ("good", "bad", "neutral")
+
+
+@dataclass(frozen=True)
+class DieMark:
+    """One die as seen on the frame: where it is and what to write beside it."""
+
+    center: tuple[float, float]       # frame pixels
+    label: str                        # "4", "8", "MF", "HIT", "ARROW"
+    colour: str = ""
+    problem: str = ""                 # "cocked", "unreadable", "extra": drawn in red
+    bearing_deg: float | None = None
+
+    @classmethod
+    def from_detected(cls, die: Any, problem: str = "") -> "DieMark":
+        """From a vision `DetectedDie`; a flagged die shows its flag instead of a value."""
+        flagged = [f for f in die.flags if f in ("cocked", "unreadable")]
+        label = "?" if die.value is None or flagged else face_label(die.value)
+        return cls((float(die.center[0]), float(die.center[1])), label, die.colour,
+                   problem or (flagged[0] if flagged else ""), die.bearing_deg)
+
+
+def face_label(value: int | str) -> str:
+    return {"misfire": "MF", "hit": "HIT", "arrow": "ARROW"}.get(str(value), str(value))
+
+
+@dataclass
+class Screen:
+    state: str                                  # a key of STATE_LABELS
+    action: str                                 # the action's name
+    command: str = ""                           # its ruling with parameters
+    position: tuple[int, int] = (1, 1)          # action i of n (NEXT ACTION walks them)
+    headline: str = ""                          # the big result: "HIT", "7", "12.3 in"
+    tone: str = "neutral"                       # good | bad | neutral
+    details: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    odds: float | None = None                   # probability of this result
+    prompt: str = ""                            # what to do now, or what went wrong
+    level: str = "info"                         # info | warn | error
+    frame: np.ndarray | None = None             # the tray image (BGR) the dice were read from
+    marks: list[DieMark] = field(default_factory=list)
+    reroll_offered: bool = False
+    hardware: dict[str, str] = field(default_factory=dict)  # name -> problem, for what is down
+    entry_id: int | None = None                 # journal id of what is shown
+
+    @property
+    def state_label(self) -> str:
+        return STATE_LABELS.get(self.state, self.state.upper())
+
+    def odds_text(self) -> str:
+        if self.odds is None:
+            return ""
+        percent = self.odds * 100
+        text = f"{percent:.1f}%" if percent >= 0.1 else f"{percent:.3f}%"
+        return f"chance {text}"
+
+    def text_lines(self) -> list[str]:
+        """Everything on the screen as plain text (terminal, logs, tests)."""
+        lines = [f"{self.action}  [{self.command}]  {self.position[0]}/{self.position[1]}  {self.state_label}"]
+        if self.headline:
+            lines.append(self.headline)
+        lines.extend(self.details)
+        facts = "  ".join(x for x in (self.odds_text(), " ".join(self.rules)) if x)
+        if facts:
+            lines.append(facts)
+        if self.marks:
+            lines.append("dice: " + " ".join(
+                f"{m.label}{'(' + m.colour + ')' if m.colour else ''}{'!' + m.problem if m.problem else ''}"
+                for m in self.marks))
+        for name, problem in self.hardware.items():
+            lines.append(f"{name}: {problem}")
+        if self.prompt:
+            lines.append(("! " if self.level != "info" else "> ") + self.prompt)
+        return lines

@@ -1,0 +1,184 @@
+"""The journal: every reading, outcome and measurement, kept in SQLite (WAL mode).
+
+One `entries` table holds all three kinds (so `station journal show ID` takes any id), with
+the JPEG frame a reading was made from; a `dice` table holds each die a reading saw, for the
+fairness statistics. Every write is its own transaction, committed with synchronous=FULL
+before the caller shows anything: what the screen showed is on disk, even if the process is
+killed the next instant.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id       INTEGER PRIMARY KEY,
+    at       TEXT NOT NULL,             -- ISO 8601, UTC
+    kind     TEXT NOT NULL,             -- reading | outcome | measurement
+    action   TEXT NOT NULL,             -- the action's name as players chose it
+    headline TEXT NOT NULL,             -- what the screen said in big letters
+    parent   INTEGER REFERENCES entries(id),  -- a reading's outcome, once resolved
+    data     TEXT NOT NULL,             -- JSON: the outcome, the reading or the measurement
+    frame    BLOB                       -- JPEG the reading was made from
+);
+CREATE TABLE IF NOT EXISTS dice (
+    entry_id    INTEGER NOT NULL REFERENCES entries(id),
+    idx         INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    value       TEXT,                   -- NULL when flagged unreadable or cocked
+    colour      TEXT,
+    x REAL, y REAL, x_mm REAL, y_mm REAL,
+    bearing_deg REAL,
+    confidence  REAL,
+    flags       TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (entry_id, idx)
+);
+CREATE INDEX IF NOT EXISTS entries_kind ON entries(kind, id);
+"""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: int
+    at: str
+    kind: str
+    action: str
+    headline: str
+    parent: int | None
+    data: dict[str, Any]
+    frame: bytes | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "at": self.at, "kind": self.kind, "action": self.action,
+                "headline": self.headline, "parent": self.parent, "data": self.data,
+                "has_frame": self.frame is not None}
+
+
+class JournalError(Exception):
+    """The journal file cannot be opened or is not a station journal."""
+
+
+class Journal:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise JournalError(f"cannot open the journal {self.path}: {error}") from error
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- writing -----------------------------------------------------------------------
+
+    def add_reading(self, action: str, headline: str, data: dict[str, Any],
+                    dice: list[dict[str, Any]], frame: bytes | None) -> int:
+        """A tray reading: the dice seen (DetectedDie.to_json() dicts) and the JPEG frame."""
+        with self._transaction():
+            entry_id = self._insert("reading", action, headline, {**data, "dice": dice}, frame)
+            self._db.executemany(
+                "INSERT INTO dice VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(entry_id, i, d["kind"], None if d.get("value") is None else str(d["value"]),
+                  d.get("colour"), *(d.get("center") or (None, None)),
+                  *(d.get("center_mm") or (None, None)), d.get("bearing_deg"),
+                  d.get("confidence"), ",".join(d.get("flags", [])))
+                 for i, d in enumerate(dice)])
+        return entry_id
+
+    def add_outcome(self, action: str, headline: str, data: dict[str, Any],
+                    readings: list[int]) -> int:
+        """A resolved ruling; `readings` are the entries its dice came from."""
+        with self._transaction():
+            entry_id = self._insert("outcome", action, headline, data, None)
+            self._db.executemany("UPDATE entries SET parent=? WHERE id=?",
+                                 [(entry_id, r) for r in readings])
+        return entry_id
+
+    def add_measurement(self, action: str, headline: str, data: dict[str, Any]) -> int:
+        with self._transaction():
+            return self._insert("measurement", action, headline, data, None)
+
+    def _insert(self, kind: str, action: str, headline: str, data: dict[str, Any],
+                frame: bytes | None) -> int:
+        at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        cursor = self._db.execute(
+            "INSERT INTO entries (at, kind, action, headline, data, frame) VALUES (?,?,?,?,?,?)",
+            (at, kind, action, headline, json.dumps(data, default=_json_default), frame))
+        return int(cursor.lastrowid)
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def entries(self, kind: str | None = None, limit: int | None = None) -> Iterator[Entry]:
+        sql = "SELECT id, at, kind, action, headline, parent, data, frame FROM entries"
+        args: list[Any] = []
+        if kind:
+            sql += " WHERE kind=?"
+            args.append(kind)
+        sql += " ORDER BY id"
+        if limit:
+            sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) ORDER BY id"
+            args.append(limit)
+        for row in self._db.execute(sql, args):
+            yield _entry(row)
+
+    def get(self, entry_id: int) -> Entry | None:
+        row = self._db.execute(
+            "SELECT id, at, kind, action, headline, parent, data, frame FROM entries WHERE id=?",
+            (entry_id,)).fetchone()
+        return _entry(row) if row else None
+
+    def readings_of(self, outcome_id: int) -> list[Entry]:
+        rows = self._db.execute(
+            "SELECT id, at, kind, action, headline, parent, data, frame FROM entries "
+            "WHERE parent=? ORDER BY id", (outcome_id,))
+        return [_entry(row) for row in rows]
+
+    def dice_rows(self) -> list[tuple[str, str, str]]:
+        """(kind, colour, value) of every readable die of every reading that led to an outcome."""
+        return list(self._db.execute(
+            "SELECT d.kind, COALESCE(d.colour, '?'), d.value FROM dice d JOIN entries e "
+            "ON e.id = d.entry_id WHERE d.value IS NOT NULL AND e.parent IS NOT NULL"))
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, *rest) -> None:
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _entry(row: tuple) -> Entry:
+    return Entry(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if hasattr(value, "item"):          # numpy scalars
+        return value.item()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    raise TypeError(f"cannot store {type(value).__name__} in the journal")
