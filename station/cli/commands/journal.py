@@ -1,0 +1,130 @@
+"""`station journal list|show|export|stats`: what the station read, resolved and measured."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from station.cli import UsageError
+from station.config import DEFAULT_JOURNAL
+
+
+def register(registry) -> None:
+    def journal_arg(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument("--journal", default=DEFAULT_JOURNAL, metavar="PATH",
+                            help=f"the journal file (default {DEFAULT_JOURNAL})")
+        return parser
+
+    p = journal_arg(registry.command("journal list", "list outcomes and measurements", list_entries))
+    p.add_argument("--all", action="store_true", help="readings too (every tray the camera read)")
+    p.add_argument("--limit", type=int, default=50, help="the last N entries (0: all)")
+    p.add_argument("--json", action="store_true", help="one JSON array")
+    p = journal_arg(registry.command(
+        "journal show", "show one entry again: redraws the screen of an outcome", show_entry))
+    p.add_argument("id", type=int, help="the entry's id (from journal list)")
+    p.add_argument("--png", metavar="FILE", help="write the redrawn screen to FILE")
+    p.add_argument("--frame", metavar="FILE", help="write the JPEG frame the dice were read from")
+    p.add_argument("--json", action="store_true", help="the entry as JSON")
+    p = journal_arg(registry.command("journal export", "every entry as CSV or JSON", export))
+    p.add_argument("--format", choices=("csv", "json"), default="json")
+    p = journal_arg(registry.command(
+        "journal stats", "are the dice fair? face counts per colour and kind, chi-square", stats))
+    p.add_argument("--json", action="store_true")
+
+
+def _open(args):
+    from station.journal import Journal, JournalError
+    path = Path(args.journal).expanduser()
+    if not path.exists():
+        raise UsageError(f"no journal at {path}: run `station run` first, or give --journal PATH")
+    try:
+        return Journal(path)
+    except JournalError as error:
+        raise UsageError(str(error)) from error
+
+
+def list_entries(args) -> int:
+    with _open(args) as journal:
+        entries = [e for e in journal.entries(limit=args.limit or None)
+                   if args.all or e.kind != "reading"]
+        if args.json:
+            print(json.dumps([e.to_json() for e in entries], indent=1))
+            return 0
+        if not entries:
+            print("the journal is empty")
+        for e in entries:
+            odds = e.data.get("odds")
+            chance = f"  chance {odds * 100:.1f}%" if isinstance(odds, (int, float)) else ""
+            rules = " ".join(e.data.get("rules", []))
+            print(f"#{e.id:<5} {e.at[:19].replace('T', ' ')}  {e.kind:<11} {e.action:<24} "
+                  f"{e.headline}{chance}  {rules}".rstrip())
+    return 0
+
+
+def show_entry(args) -> int:
+    from station.display.render import render
+    from station.display.sinks import TerminalSink
+    from station.service.replay import screen_of
+
+    with _open(args) as journal:
+        entry = journal.get(args.id)
+        if entry is None:
+            raise UsageError(f"no entry #{args.id} in {args.journal}; `station journal list` shows the ids")
+        if args.json:
+            print(json.dumps(entry.to_json(), indent=1))
+        else:
+            TerminalSink(sys.stdout).show(screen_of(journal, entry))
+        if args.png:
+            render(screen_of(journal, entry)).save(args.png)
+            print(f"screen written to {args.png}", file=sys.stderr)
+        if args.frame:
+            frame = entry.frame or next((r.frame for r in reversed(journal.readings_of(entry.id))
+                                         if r.frame), None)
+            if frame is None:
+                raise UsageError(f"entry #{entry.id} has no frame (typed in, or a measurement)")
+            Path(args.frame).write_bytes(frame)
+            print(f"frame written to {args.frame}", file=sys.stderr)
+    return 0
+
+
+CSV_COLUMNS = ("id", "at", "kind", "action", "headline", "parent", "outcome", "dice", "odds",
+               "rules", "inches", "raw_mm", "problem")
+
+
+def export(args) -> int:
+    with _open(args) as journal:
+        entries = list(journal.entries())
+        if args.format == "json":
+            json.dump([e.to_json() for e in entries], sys.stdout, indent=1)
+            print()
+            return 0
+        writer = csv.writer(sys.stdout)
+        writer.writerow(CSV_COLUMNS)
+        for e in entries:
+            d = e.data
+            dice = " ".join(str(x.get("value") if isinstance(x, dict) else x)
+                            for x in d.get("dice", []))
+            writer.writerow([e.id, e.at, e.kind, e.action, e.headline, e.parent or "",
+                             d.get("outcome", ""), dice, d.get("odds", ""),
+                             " ".join(d.get("rules", [])), d.get("inches", ""),
+                             d.get("raw_mm", ""), d.get("problem", "")])
+    return 0
+
+
+def stats(args) -> int:
+    from station.journal.stats import face_stats
+    with _open(args) as journal:
+        groups = face_stats(journal.dice_rows())
+    if args.json:
+        print(json.dumps([g.to_json() for g in groups], indent=1))
+        return 0
+    if not groups:
+        print("no dice in the journal yet: too few rolls to judge")
+    for g in groups:
+        faces = "  ".join(f"{face}:{count}" for face, count in g.counts.items())
+        print(f"{g.colour} {g.kind}: {g.rolls} rolls   {faces}")
+        print(f"   {g.verdict}")
+    return 0

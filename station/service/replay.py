@@ -1,0 +1,46 @@
+"""Screens redrawn from the journal: the proof when an opponent doubts a roll."""
+
+from __future__ import annotations
+
+from station.display.screen import DieMark, Screen, face_label
+from station.journal import Entry, Journal
+from station.service.session import outcome_screen
+from station.service.tray_source import decode_jpeg
+
+
+def marks_of(dice: list[dict]) -> list[DieMark]:
+    marks = []
+    for d in dice:
+        if not d.get("center"):
+            continue
+        flags = [f for f in d.get("flags", []) if f in ("cocked", "unreadable")]
+        label = "?" if d.get("value") is None or flags else face_label(d["value"])
+        marks.append(DieMark(tuple(d["center"]), label, d.get("colour") or "",
+                             flags[0] if flags else "", d.get("bearing_deg")))
+    return marks
+
+
+def screen_of(journal: Journal, entry: Entry) -> Screen:
+    """The screen as it was shown for `entry` (an outcome, a reading or a measurement)."""
+    if entry.kind == "outcome":
+        readings = [r for r in journal.readings_of(entry.id)]
+        last = readings[-1] if readings else None
+        frame = decode_jpeg(last.frame) if last and last.frame else None
+        marks = marks_of(last.data.get("dice", [])) if last else []
+        screen = outcome_screen(entry.data, frame, marks, entry.id, position=(1, 1))
+        screen.prompt = f"journal #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC"
+        return screen
+    if entry.kind == "reading":
+        data = entry.data
+        frame = decode_jpeg(entry.frame) if entry.frame else None
+        return Screen(state="reading", action=entry.action, headline=entry.headline.upper(),
+                      details=[data.get("purpose", "")], frame=frame,
+                      marks=marks_of(data.get("dice", [])), entry_id=entry.id,
+                      prompt=f"reading #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC",
+                      level="warn" if data.get("problem") else "info")
+    data = entry.data
+    return Screen(state="measured", action=entry.action, headline=entry.headline,
+                  details=[f"{data.get('mm', 0):.0f} mm from the reference edge",
+                           f"raw reading {data.get('raw_mm', 0):.1f} mm ({data.get('device', '?')})"],
+                  rules=["MEAS-1", "MEAS-2"], entry_id=entry.id,
+                  prompt=f"measurement #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC")

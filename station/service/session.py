@@ -1,0 +1,255 @@
+"""The session: the one stateful part of the station, a state machine driven by intents.
+
+    idle ──ROLL──► waiting ─► settling ─► reading ─► resolved ──(ROLL, NEXT, RE-ROLL...)
+      │              ▲            (one round per dice request of the ruling)
+      ├─MEASURE─► measuring ─► measured
+      └─ any hardware error ─► idle, with the problem on the screen
+
+Data flows one way: read, resolve, journal, show. Every reading and outcome is written to
+the journal (committed) before the screen shows it. A ruling runs against a `TraySource`
+(the camera); a re-roll (DICE-4) runs the ruling again with its re-roll option, the first
+roll replayed from the previous outcome and the re-roll taken from the tray.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from station.camera import CameraError
+from station.config import ActionChoice
+from station.controls import Intent
+from station.display.screen import DieMark, Screen
+from station.journal import Journal
+from station.rules import registry
+from station.rules.faces import DiceExhausted
+from station.rules.sources import ReplaySource
+from station.service.laser import LaserError
+from station.service.tray_source import Cancelled, TraySource, encode_jpeg
+
+log = logging.getLogger(__name__)
+
+TONE_WORDS = {"good": {"hit", "direct_hit", "thrown", "passed", "true", "hit!"},
+              "bad": {"miss", "misfire", "broke_free", "failed", "false"}}
+
+
+@dataclass
+class Resolved:
+    """The last outcome, kept for RE-ROLL and for redrawing."""
+
+    choice: ActionChoice
+    params: dict[str, Any]
+    outcome: Any
+    entry_id: int
+    rerolled: bool
+
+
+class Session:
+    def __init__(self, *, actions: list[ActionChoice], camera: Any,
+                 read: Callable[[np.ndarray], list[Any]], new_watcher: Callable[[], Any],
+                 journal: Journal, show: Callable[[Screen], None],
+                 laser: Any = None, status: Callable[[str], None] = lambda state: None,
+                 fps: float = 10.0, roll_timeout: float | None = None,
+                 hardware: dict[str, str] | None = None) -> None:
+        self.actions = actions
+        self.params = [registry.parse_params(a.ruling, a.params) for a in actions]
+        self.camera, self.read, self.new_watcher = camera, read, new_watcher
+        self.journal, self.show, self.laser, self.status = journal, show, laser, status
+        self.fps, self.roll_timeout = fps, roll_timeout
+        self.intents: "queue.Queue[Intent]" = queue.Queue()
+        self.index = 0
+        self.state = "idle"
+        self.screen: Screen | None = None
+        self.last: Resolved | None = None
+        self.hardware: dict[str, str] = dict(hardware or {})   # what is down, and why
+        self.served = threading.Event()      # set whenever the session waits for a new intent
+        self.stopped = False
+
+    # --- the loop ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve intents until QUIT."""
+        self.idle()
+        while not self.stopped:
+            self.served.set()
+            intent = self.intents.get()
+            self.served.clear()
+            self.handle(intent)
+
+    def handle(self, intent: Intent) -> None:
+        try:
+            if intent is Intent.QUIT:
+                self.stopped = True
+            elif intent is Intent.NEXT:
+                self.index = (self.index + 1) % len(self.actions)
+                self.last = None
+                self.idle()
+            elif intent is Intent.ROLL:
+                self.roll(manual=False)
+            elif intent is Intent.MANUAL:
+                self.roll(manual=True)
+            elif intent is Intent.REROLL:
+                self.reroll()
+            elif intent is Intent.MEASURE:
+                self.measure()
+        except Exception as error:          # nothing stops the station: say it, go back to idle
+            log.exception("while handling %s", intent.value)
+            self.problem(f"{type(error).__name__}: {error}")
+
+    def next_intent(self, timeout: float) -> Intent | None:
+        """For the tray source: the next intent, waiting up to `timeout` seconds."""
+        try:
+            intent = self.intents.get(timeout=timeout) if timeout else self.intents.get_nowait()
+        except queue.Empty:
+            return None
+        if intent is Intent.QUIT:
+            self.stopped = True
+        return intent
+
+    # --- actions ------------------------------------------------------------------------
+
+    @property
+    def choice(self) -> ActionChoice:
+        return self.actions[self.index]
+
+    def roll(self, *, manual: bool, replay: list | None = None) -> None:
+        choice, params = self.choice, dict(self.params[self.index])
+        action = registry.get(choice.ruling)
+        if replay is not None and action.reroll_param:
+            params[action.reroll_param] = True
+        tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
+                          timeout=self.roll_timeout, manual=manual)
+        source = ReplaySource(replay, tray) if replay is not None else tray
+        try:
+            outcome = registry.resolve(choice.ruling, params, source)
+        except Cancelled as why:
+            self.idle(f"{why}.", level="warn")
+            return
+        except CameraError as error:
+            self.hardware["camera"] = str(error)
+            self.problem(f"Camera: {error}")
+            return
+        except DiceExhausted as error:
+            self.problem(str(error))
+            return
+        self.hardware.pop("camera", None)
+        data = {**outcome.to_json(), "action_name": choice.name, "command": choice.command,
+                "reroll_of": self.last.entry_id if replay is not None and self.last else None}
+        entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
+                                            tray.readings)
+        self.last = Resolved(choice, params, outcome, entry_id, rerolled=replay is not None)
+        self.set_state("resolved", outcome_screen(
+            data, tray.last_frame, tray.last_marks, entry_id,
+            position=(self.index + 1, len(self.actions)),
+            reroll_offered=self.reroll_allowed()))
+
+    def reroll_allowed(self) -> bool:
+        last = self.last
+        return bool(last and not last.rerolled and last.outcome.rerollable
+                    and registry.get(last.choice.ruling).reroll_param)
+
+    def reroll(self) -> None:
+        if not self.reroll_allowed():
+            why = ("nothing to re-roll yet" if self.last is None else
+                   "no die is re-rolled more than once (DICE-4)" if self.last.rerolled else
+                   "the rules allow no re-roll of this result (DICE-4)")
+            self.idle(f"RE-ROLL: {why}.", level="warn")
+            return
+        last = self.last
+        assert last is not None
+        self.roll(manual=False, replay=list(last.outcome.dice[:last.outcome.reroll_faces]))
+
+    def measure(self) -> None:
+        if self.laser is None:
+            self.idle("MEASURE: no laser tape is configured (laser.device in the config).",
+                      level="warn")
+            return
+        self.set_state("measuring", self.base_screen("measuring", headline="…",
+                                                     prompt="Aim the laser tape and hold still"))
+        try:
+            reading = self.laser.measure()
+        except LaserError as error:
+            self.hardware["laser"] = str(error) if error.lost else ""
+            self.hardware = {k: v for k, v in self.hardware.items() if v}
+            self.problem(f"Laser: {error}")
+            return
+        self.hardware.pop("laser", None)
+        data = reading.to_json()
+        headline = f"{reading.inches:.1f} in"
+        entry_id = self.journal.add_measurement(self.choice.name, headline, data)
+        details = [f"{reading.mm:.0f} mm from the reference edge",
+                   f"raw reading {reading.raw_mm:.1f} mm ({reading.device})"]
+        self.set_state("measured", self.base_screen(
+            "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
+            entry_id=entry_id, prompt="MEASURE again, ROLL for the dice"))
+
+    # --- screens ---------------------------------------------------------------------
+
+    def journal_reading(self, data: dict[str, Any], dice: list[dict[str, Any]],
+                        frame: np.ndarray | None) -> int:
+        jpeg = encode_jpeg(frame) if frame is not None else None
+        headline = data.get("problem") or " ".join(str(d.get("value")) for d in dice)
+        return self.journal.add_reading(self.choice.name, headline, data, dice, jpeg)
+
+    def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
+               frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None:
+        self.set_state(state, self.base_screen(state, headline=headline, prompt=prompt,
+                                               level=level, frame=frame, marks=marks or []))
+
+    def idle(self, message: str = "", level: str = "info") -> None:
+        choice = self.choice
+        action = registry.get(choice.ruling)
+        details = [action.summary] + [f"dice: {', '.join(action.dice)}"] if action.dice else [action.summary]
+        prompt = message or "Press ROLL, then roll the dice (hold ROLL to type them in)"
+        self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),
+                                                prompt=prompt, level=level))
+
+    def problem(self, message: str) -> None:
+        """A hardware or unexpected error: back to idle, the message on the screen, LED red."""
+        self.status("error")
+        self.state = "idle"
+        screen = self.base_screen("error", prompt=message, level="error")
+        self.screen = screen
+        self.show(screen)
+
+    def base_screen(self, state: str, **fields: Any) -> Screen:
+        choice = self.choice
+        return Screen(state=state, action=choice.name, command=choice.command,
+                      position=(self.index + 1, len(self.actions)),
+                      hardware=dict(self.hardware), **fields)
+
+    def set_state(self, state: str, screen: Screen) -> None:
+        self.state = state
+        screen.hardware = {**self.hardware, **screen.hardware}
+        self.screen = screen
+        self.status(state)
+        self.show(screen)
+
+
+def outcome_words(data: dict[str, Any]) -> str:
+    """The big words of an outcome (its JSON): the headline without its rule, in capitals."""
+    words = str(data.get("headline") or data["outcome"]).split(" — ")[0]
+    return words.replace("_", " ").upper()
+
+
+def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[DieMark],
+                   entry_id: int | None, *, position: tuple[int, int],
+                   reroll_offered: bool = False) -> Screen:
+    """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
+    words = str(data["outcome"]).lower()
+    tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
+    details = [step["text"] for step in data.get("steps", [])[-3:]]
+    prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
+              else "ROLL again, NEXT action, MEASURE")
+    return Screen(state="resolved", action=data.get("action_name", data["action"]),
+                  command=data.get("command", data["action"]), position=position,
+                  headline=outcome_words(data), tone=tone, details=details,
+                  rules=list(data.get("rules", [])), odds=data.get("odds"), prompt=prompt,
+                  frame=frame, marks=marks, reroll_offered=reroll_offered, entry_id=entry_id)

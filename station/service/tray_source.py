@@ -1,0 +1,199 @@
+"""The camera as a `DiceSource`: each request of a ruling is one physical roll in the tray.
+
+`take("d6", 2, "2 d6: attack roll")` puts "Roll 2 d6: attack roll" on the screen, watches
+the tray until the dice lie still, reads them, and checks the tray against the request:
+exactly `count` dice of that kind, each readable and flat. Anything else is said plainly
+("the tray shows 3 d6, 2 were asked for: take 1 out", "re-roll the cocked die") and the
+source waits for the next roll. Every reading is journalled with its frame, accepted or not,
+before it is shown. A long press on ROLL switches to typing the faces in with the buttons.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from station.controls import Intent
+from station.display.screen import DieMark
+from station.rules.faces import ARTILLERY_FACES, D6_FACES, DieKind, Face
+
+MANUAL_FACES: dict[str, tuple[Any, ...]] = {
+    "d6": D6_FACES,
+    "artillery": ARTILLERY_FACES,
+    # the scatter die typed in: HIT, or an arrow in 30-degree steps from the tray's up edge
+    "scatter": ("hit", *(f"arrow@{deg}" for deg in range(0, 360, 30))),
+}
+
+
+class Cancelled(Exception):
+    """The player gave up the roll (NEXT ACTION) or no roll came in time."""
+
+
+class SettleWatcher(Protocol):
+    def feed(self, frame: np.ndarray, t: float) -> str:
+        """"still" once the dice have lain still long enough; else "moving", "empty", "hand"."""
+        ...
+
+
+class Host(Protocol):
+    """What the source needs from the session."""
+
+    def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
+               frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None: ...
+
+    def next_intent(self, timeout: float) -> Intent | None: ...
+
+    def journal_reading(self, data: dict[str, Any], dice: list[dict[str, Any]],
+                        frame: np.ndarray | None) -> int: ...
+
+
+@dataclass
+class Verdict:
+    faces: list[Face] | None            # None: the tray does not answer the request
+    problem: str = ""
+    marks: list[DieMark] = field(default_factory=list)
+
+
+def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
+    """Does the tray (a list of DetectedDie) hold exactly the `count` `kind` dice asked for?"""
+    wanted = [d for d in dice if d.kind == kind]
+    others = [d for d in dice if d.kind != kind]
+    flagged = [d for d in wanted if d.value is None or {"cocked", "unreadable"} & set(d.flags)]
+    marks = [DieMark.from_detected(d) for d in wanted]
+    marks += [DieMark.from_detected(d, problem="not asked for") for d in others]
+    words = _dice_words(kind, count)
+    if others:
+        kinds = sorted({d.kind for d in others})
+        return Verdict(None, f"take the {' and '.join(kinds)} "
+                             f"{'die' if len(others) == 1 else 'dice'} out: only {words} asked for",
+                       marks)
+    if len(wanted) > count:
+        extra = len(wanted) - count
+        return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
+                             f"take {extra} out and roll again", marks)
+    if len(wanted) < count:
+        return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
+                             f"roll all {words}", marks)
+    if flagged:
+        what = "cocked" if any("cocked" in d.flags for d in flagged) else "unreadable"
+        many = len(flagged) > 1
+        return Verdict(None, f"re-roll the {what} {'dice' if many else 'die'}"
+                             f"{f' ({len(flagged)})' if many else ''}", marks)
+    ordered = sorted(wanted, key=lambda d: (round(d.center[1] / 40), d.center[0]))  # reading order
+    faces = [Face(kind, d.value, d.bearing_deg if kind == "scatter" else None) for d in ordered]
+    return Verdict(faces, "", [DieMark.from_detected(d) for d in ordered])
+
+
+def _dice_words(kind: str, count: int) -> str:
+    return f"{count} {kind}" if kind == "d6" else f"{count} {kind} {'die' if count == 1 else 'dice'}"
+
+
+class TraySource:
+    """DiceSource backed by the camera, the reader and a settle watcher."""
+
+    def __init__(self, host: Host, camera: Any, read: Callable[[np.ndarray], list[Any]],
+                 new_watcher: Callable[[], SettleWatcher], *, fps: float = 10.0,
+                 timeout: float | None = None, clock: Callable[[], float] = time.monotonic,
+                 manual: bool = False) -> None:
+        self.host, self.camera, self.read, self.new_watcher = host, camera, read, new_watcher
+        self.period = 1.0 / fps
+        self.timeout, self.clock = timeout, clock
+        self.manual = manual
+        self.readings: list[int] = []        # journal ids of the accepted readings
+        self.last_frame: np.ndarray | None = None
+        self.last_marks: list[DieMark] = []
+
+    def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
+        if self.manual:
+            return self._typed(kind, count, purpose)
+        headline = _dice_words(kind, count).upper()
+        self.host.prompt("waiting", headline, f"Roll {purpose}")
+        expect = getattr(self.camera, "expect", None)
+        if expect:
+            expect(kind, count, purpose)
+        watcher = self.new_watcher()
+        started = self.clock()
+        state = "waiting"
+        while True:
+            intent = self.host.next_intent(0)
+            if intent is Intent.MANUAL:
+                self.manual = True
+                return self._typed(kind, count, purpose)
+            if intent in (Intent.NEXT, Intent.QUIT):
+                raise Cancelled("roll cancelled")
+            if self.timeout is not None and self.clock() - started > self.timeout:
+                raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
+            frame = self.camera.capture()
+            seen = watcher.feed(frame, self.clock())
+            if seen != "still":
+                if seen == "moving" and state != "settling":
+                    state = "settling"
+                    self.host.prompt("settling", headline, f"Waiting for the dice to stop: {purpose}")
+                time.sleep(self.period)
+                continue
+            self.host.prompt("reading", headline, f"Reading {purpose}")
+            dice = self.read(frame)
+            verdict = judge(dice, kind, count)
+            reading = self.host.journal_reading(
+                {"purpose": purpose, "asked": {"kind": kind, "count": count},
+                 "accepted": verdict.faces is not None, "problem": verdict.problem},
+                [d.to_json() for d in dice], frame)
+            if verdict.faces is not None:
+                self.readings.append(reading)
+                self.last_frame, self.last_marks = frame, verdict.marks
+                return verdict.faces
+            self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
+                             frame=frame, marks=verdict.marks)
+            watcher = self.new_watcher()      # a new roll: wait for it to settle again
+            started = self.clock()
+            state = "waiting"
+
+    def _typed(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
+        """Manual entry with the buttons: ROLL steps the value, NEXT takes it, RE-ROLL cancels."""
+        choices = MANUAL_FACES[kind]
+        values: list[Any] = []
+        index = 0
+        while len(values) < count:
+            shown = " ".join(str(v) for v in values + [choices[index]])
+            self.host.prompt("manual", shown.upper(),
+                             f"Die {len(values) + 1} of {count} for {purpose}: ROLL changes it, NEXT takes it")
+            intent = self.host.next_intent(self.timeout or 3600)
+            if intent is Intent.ROLL:
+                index = (index + 1) % len(choices)
+            elif intent is Intent.NEXT:
+                values.append(choices[index])
+                index = 0
+            elif intent in (Intent.REROLL, Intent.QUIT):
+                raise Cancelled("manual entry cancelled")
+            elif intent is None:
+                raise Cancelled("no manual entry in time")
+        faces = [_typed_face(kind, v) for v in values]
+        dice = [{"kind": f.kind, "value": f.value, "bearing_deg": f.bearing_deg, "colour": None,
+                 "flags": ["typed"]} for f in faces]
+        self.readings.append(self.host.journal_reading(
+            {"purpose": purpose, "asked": {"kind": kind, "count": count}, "accepted": True,
+             "manual": True, "problem": ""}, dice, None))
+        self.last_frame, self.last_marks = None, []
+        return faces
+
+
+def _typed_face(kind: DieKind, value: Any) -> Face:
+    if isinstance(value, str) and value.startswith("arrow@"):
+        return Face("scatter", "arrow", float(value.split("@")[1]))
+    return Face(kind, value)
+
+
+def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("the frame could not be encoded as JPEG")
+    return data.tobytes()
+
+
+def decode_jpeg(data: bytes) -> np.ndarray | None:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
