@@ -65,6 +65,8 @@ DEFAULTS: dict[str, Any] = {
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
+TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
+              list: "a list", dict: "a table"}
 
 
 class ConfigError(Exception):
@@ -146,8 +148,10 @@ def _merge(defaults: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
             expected = type(defaults[section][key])
             if expected is float and isinstance(item, int):
                 item = float(item)
-            if not isinstance(item, expected) or (expected is int and isinstance(item, bool)):
-                raise ConfigError(f"{section}.{key}", f"must be a {expected.__name__}, not {item!r}",
+            pin_name = section == "controls" and key in PIN_KEYS and isinstance(item, str)
+            if not pin_name and (not isinstance(item, expected)
+                                 or (expected is int and isinstance(item, bool))):
+                raise ConfigError(f"{section}.{key}", f"must be {TYPE_WORDS[expected]}, not {item!r}",
                                   f"The default is {defaults[section][key]!r}")
             merged[section][key] = item
     return merged

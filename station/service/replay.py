@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from station.display.screen import DieMark, Screen, face_label
 from station.journal import Entry, Journal
-from station.service.session import outcome_screen
+from station.service.screens import outcome_screen
 from station.service.tray_source import decode_jpeg
 
 

@@ -32,13 +32,10 @@ from station.rules import registry
 from station.rules.faces import DiceExhausted
 from station.rules.sources import ReplaySource
 from station.service.laser import LaserError
+from station.service.screens import outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
 
 log = logging.getLogger(__name__)
-
-TONE_WORDS = {"good": {"hit", "direct_hit", "thrown", "passed", "true", "hit!"},
-              "bad": {"miss", "misfire", "broke_free", "failed", "false"}}
-
 
 @dataclass
 class Resolved:
@@ -69,7 +66,8 @@ class Session:
         self.screen: Screen | None = None
         self.last: Resolved | None = None
         self.hardware: dict[str, str] = dict(hardware or {})   # what is down, and why
-        self.served = threading.Event()      # set whenever the session waits for a new intent
+        self.ready = threading.Event()       # set while the session waits for the next intent
+        self.consumed = 0                    # intents taken so far (--script waits on it)
         self.stopped = False
 
     # --- the loop ---------------------------------------------------------------------
@@ -78,10 +76,20 @@ class Session:
         """Serve intents until QUIT."""
         self.idle()
         while not self.stopped:
-            self.served.set()
-            intent = self.intents.get()
-            self.served.clear()
-            self.handle(intent)
+            self.handle(self._take(None))
+
+    def _take(self, timeout: float | None) -> Intent:
+        """The next intent (queue.Empty after `timeout`; 0: only one already waiting)."""
+        if timeout == 0:
+            intent = self.intents.get_nowait()
+        else:
+            self.ready.set()
+            try:
+                intent = self.intents.get(timeout=timeout)
+            finally:
+                self.ready.clear()
+        self.consumed += 1
+        return intent
 
     def handle(self, intent: Intent) -> None:
         try:
@@ -106,7 +114,7 @@ class Session:
     def next_intent(self, timeout: float) -> Intent | None:
         """For the tray source: the next intent, waiting up to `timeout` seconds."""
         try:
-            intent = self.intents.get(timeout=timeout) if timeout else self.intents.get_nowait()
+            intent = self._take(timeout)
         except queue.Empty:
             return None
         if intent is Intent.QUIT:
@@ -231,25 +239,3 @@ class Session:
         self.screen = screen
         self.status(state)
         self.show(screen)
-
-
-def outcome_words(data: dict[str, Any]) -> str:
-    """The big words of an outcome (its JSON): the headline without its rule, in capitals."""
-    words = str(data.get("headline") or data["outcome"]).split(" — ")[0]
-    return words.replace("_", " ").upper()
-
-
-def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[DieMark],
-                   entry_id: int | None, *, position: tuple[int, int],
-                   reroll_offered: bool = False) -> Screen:
-    """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
-    words = str(data["outcome"]).lower()
-    tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
-    details = [step["text"] for step in data.get("steps", [])[-3:]]
-    prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
-              else "ROLL again, NEXT action, MEASURE")
-    return Screen(state="resolved", action=data.get("action_name", data["action"]),
-                  command=data.get("command", data["action"]), position=position,
-                  headline=outcome_words(data), tone=tone, details=details,
-                  rules=list(data.get("rules", [])), odds=data.get("odds"), prompt=prompt,
-                  frame=frame, marks=marks, reroll_offered=reroll_offered, entry_id=entry_id)

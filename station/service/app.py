@@ -1,0 +1,203 @@
+"""Build the station from its configuration and run it: `station run`.
+
+Everything is built before anything runs, so a bad setting stops the station with a
+message naming the key (`ConfigError`) before any hardware is touched twice. With
+`simulate`, every device is the fake that runs the real code paths: the synthetic tray
+camera, a simulated laser on a pseudo-terminal read through the real transport and codec,
+gpiozero MockFactory pins driven by the keyboard and by `--script`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+import threading
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from station.config import Config, ConfigError
+from station.controls import Controls, ControlsError, Intent
+from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
+                                   TerminalSink)
+from station.journal import Journal, JournalError
+from station.service.session import Session
+
+log = logging.getLogger(__name__)
+
+SIMULATED_JOURNAL = "~/.local/share/station/simulated.sqlite"
+SCRIPT_STEPS = ("roll", "hold", "measure", "next", "reroll")
+
+
+@dataclass
+class Options:
+    simulate: bool = False
+    script: list[str] | None = None
+    screens: Path | None = None
+    journal: Path | None = None
+    seed: int | None = None
+    keyboard: bool = True
+    roll_timeout: float | None = None
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+def parse_script(text: str) -> list[str]:
+    """"roll,measure,wait:2" -> steps; a bad step is a ConfigError naming it."""
+    steps = [s.strip() for s in text.split(",") if s.strip()]
+    for step in steps:
+        name, _, arg = step.partition(":")
+        if name == "wait":
+            try:
+                if float(arg) < 0:
+                    raise ValueError
+            except ValueError:
+                raise ConfigError("--script", f"{step!r} needs seconds", "Write wait:2") from None
+        elif name not in SCRIPT_STEPS or arg:
+            raise ConfigError("--script", f"{step!r} is not a step",
+                              f"Use {', '.join(SCRIPT_STEPS)} or wait:SECONDS, comma-separated")
+    return steps
+
+
+class Station:
+    """The session with its devices; `run()` serves until quit, then closes everything."""
+
+    def __init__(self, config: Config, options: Options) -> None:
+        self.config, self.options = config, options
+        self._stack = ExitStack()
+        try:
+            self._build()
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def _build(self) -> None:
+        config, options = self.config, self.options
+        hardware: dict[str, str] = dict(options.notes)
+        journal_path = options.journal or (Path(SIMULATED_JOURNAL).expanduser() if options.simulate
+                                           else config.journal)
+        try:
+            self.journal = Journal(journal_path)
+        except JournalError as error:
+            raise ConfigError("journal.path", str(error),
+                              "Give a writable file, or --journal PATH") from error
+        self._stack.callback(self.journal.close)
+
+        self.display = Display(self._sinks(hardware))
+        self._stack.callback(self.display.close)
+
+        import numpy as np
+        from station.camera import CameraError, open_camera
+        camera_settings = dict(config.camera)
+        if options.simulate:
+            camera_settings["source"] = "synthetic"
+        try:
+            self.camera = open_camera(camera_settings,
+                                      simulate_rng=np.random.default_rng(options.seed))
+        except CameraError as error:
+            raise ConfigError(f"camera.source = {camera_settings['source']!r}", str(error),
+                              "Fix the camera or the setting; --simulate runs without one") from error
+        self._stack.callback(self.camera.close)
+
+        from station.service.devices import open_laser, settle_watcher, tray_reader
+        self.laser = open_laser(config.laser, simulate=options.simulate, hardware=hardware)
+        if self.laser is not None:
+            self._stack.callback(self.laser.close)
+        read = tray_reader(config.camera["calibration"])
+
+        self.controls = self._controls(hardware)
+        self._stack.callback(self.controls.close)
+
+        settle = float(config.camera["settle_seconds"])
+        self.session = Session(
+            actions=config.actions, camera=self.camera, read=read,
+            new_watcher=lambda: settle_watcher(settle), journal=self.journal,
+            show=self.display.show, laser=self.laser, status=self.controls.status,
+            fps=float(config.camera["fps"]), roll_timeout=options.roll_timeout,
+            hardware=hardware)
+        self.controls.intents = self.session.intents
+
+    def _sinks(self, hardware: dict[str, str]) -> list[Any]:
+        settings, options = self.config.display, self.options
+        size = tuple(settings["size"])
+        names = ["terminal"] if options.simulate else list(settings["sinks"])
+        sinks: list[Any] = []
+        if options.screens:
+            sinks.append(PngSink(options.screens, size))
+        for name in names:
+            try:
+                if name == "terminal":
+                    sinks.append(TerminalSink())
+                elif name == "png":
+                    sinks.append(PngSink(Path(settings["png_dir"]).expanduser(), size))
+                elif name == "hdmi":
+                    sinks.append(PygameSink())
+                elif name == "lcd":
+                    sinks.append(LumaSink(settings["lcd_driver"], settings["lcd_interface"],
+                                          settings["lcd_port"], settings["lcd_address"],
+                                          tuple(settings["lcd_size"])))
+            except SinkUnavailable as error:
+                hardware[f"display {name}"] = str(error)
+                log.error("display %s: %s", name, error)
+        if not sinks:
+            problems = "; ".join(hardware.values())
+            raise ConfigError("display.sinks", f"no display works ({problems})",
+                              "Fix the screen, or add \"terminal\" or \"png\" to display.sinks")
+        return sinks
+
+    def _controls(self, hardware: dict[str, str]) -> Controls:
+        from gpiozero.exc import BadPinFactory
+        from gpiozero.pins.mock import MockFactory
+        settings = self.config.controls
+        factory = MockFactory() if self.options.simulate else None
+        try:
+            return Controls(settings, queue.Queue(), pin_factory=factory)
+        except ControlsError as error:
+            raise ConfigError(str(error).split(":")[0], str(error).split(": ", 1)[1],
+                              "See the wiring in docs/service.md") from error
+        except BadPinFactory:
+            hardware["buttons"] = "no GPIO on this machine: keyboard only"
+            return Controls(settings, queue.Queue(), pin_factory=MockFactory())
+
+    # --- running -----------------------------------------------------------------------
+
+    def run(self) -> int:
+        session = self.session
+        with self._stack:
+            previous = signal.signal(signal.SIGTERM, lambda *_: session.intents.put(Intent.QUIT))
+            keyboard = None
+            if self.options.keyboard and self.config.controls["keyboard"] and not self.options.script:
+                from station.controls.keyboard import Keyboard
+                keyboard = Keyboard(lambda name, hold: self.controls.press(name, hold=hold),
+                                    lambda: session.intents.put(Intent.QUIT))
+                keyboard.start()
+                self._stack.callback(keyboard.stop)
+            if self.options.script is not None:
+                threading.Thread(target=self._play, args=(self.options.script,), daemon=True,
+                                 name="script").start()
+            try:
+                session.run()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                signal.signal(signal.SIGTERM, previous)
+        return 0
+
+    def _play(self, steps: list[str]) -> None:
+        """--script: press each button in turn once the session is ready for it; quit after
+        the last step has been shown."""
+        session = self.session
+        for step in steps:
+            session.ready.wait()
+            name, _, arg = step.partition(":")
+            if name == "wait":
+                time.sleep(float(arg))
+                continue
+            before = session.consumed
+            self.controls.press("roll" if name == "hold" else name, hold=name == "hold")
+            while session.consumed <= before:
+                time.sleep(0.005)
+            session.ready.wait()
+        session.intents.put(Intent.QUIT)

@@ -1,0 +1,34 @@
+"""Screens made from an outcome's JSON: the live result, and the same redrawn from the journal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from station.display.screen import DieMark, Screen
+
+TONE_WORDS = {"good": {"hit", "direct_hit", "thrown", "passed", "true"},
+              "bad": {"miss", "misfire", "broke_free", "failed", "false"}}
+
+
+def outcome_words(data: dict[str, Any]) -> str:
+    """The big words of an outcome (its JSON): the headline without its rule, in capitals."""
+    words = str(data.get("headline") or data["outcome"]).split(" — ")[0]
+    return words.replace("_", " ").upper()
+
+
+def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[DieMark],
+                   entry_id: int | None, *, position: tuple[int, int],
+                   reroll_offered: bool = False) -> Screen:
+    """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
+    words = str(data["outcome"]).lower()
+    tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
+    details = [step["text"] for step in data.get("steps", [])[-3:]]
+    prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
+              else "ROLL again, NEXT action, MEASURE")
+    return Screen(state="resolved", action=data.get("action_name", data["action"]),
+                  command=data.get("command", data["action"]), position=position,
+                  headline=outcome_words(data), tone=tone, details=details,
+                  rules=list(data.get("rules", [])), odds=data.get("odds"), prompt=prompt,
+                  frame=frame, marks=marks, reroll_offered=reroll_offered, entry_id=entry_id)

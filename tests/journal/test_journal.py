@@ -1,0 +1,110 @@
+"""The journal: SQLite in WAL mode, readings with frames, outcomes, measurements, statistics."""
+
+import json
+import random
+import sqlite3
+
+import pytest
+
+from station.cli import main
+from station.journal import Journal
+from station.journal.stats import chi_square_sf, face_stats
+
+DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
+       "colour": "red", "flags": []}
+
+
+def fill(journal: Journal) -> tuple[int, int, int]:
+    reading = journal.add_reading("Impaler spear", "4 5", {"purpose": "2 d6: attack roll"},
+                                  [DIE, {**DIE, "value": 5, "center": [200.0, 80.0]}], b"\xff\xd8jpeg")
+    outcome = journal.add_outcome("Impaler spear", "HIT",
+                                  {"action": "wm.ranged", "outcome": "hit", "dice": [4, 5],
+                                   "odds": 0.5833, "rules": ["WM-RNG-2"],
+                                   "steps": [{"rule": "WM-RNG-2", "text": "4+5+5 = 14 >= DEF 13"}],
+                                   "headline": "HIT — WM-RNG-2 4+5+5 = 14 >= DEF 13"}, [reading])
+    measurement = journal.add_measurement("Impaler spear", "7.1 in",
+                                          {"device": "glm", "raw_mm": 180.15, "mm": 180.15,
+                                           "inches": 7.093})
+    return reading, outcome, measurement
+
+
+def test_wal_mode_and_round_trip(tmp_path):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        reading, outcome, measurement = fill(journal)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with Journal(path) as journal:
+        entries = list(journal.entries())
+        assert [e.kind for e in entries] == ["reading", "outcome", "measurement"]
+        assert journal.get(reading).parent == outcome
+        assert journal.get(reading).frame == b"\xff\xd8jpeg"
+        assert journal.get(outcome).data["dice"] == [4, 5]
+        assert [r.id for r in journal.readings_of(outcome)] == [reading]
+        assert journal.dice_rows() == [("d6", "red", "4"), ("d6", "red", "5")]
+        assert [e.id for e in journal.entries(limit=2)] == [outcome, measurement]
+
+
+def test_rejected_readings_do_not_count_in_the_statistics(tmp_path):
+    with Journal(tmp_path / "j.sqlite") as journal:
+        journal.add_reading("x", "too many", {"problem": "too many"}, [DIE] * 3, None)
+        assert journal.dice_rows() == []
+
+
+def test_chi_square_tail_matches_tables():
+    assert chi_square_sf(11.0705, 5) == pytest.approx(0.05, abs=1e-5)
+    assert chi_square_sf(15.0863, 5) == pytest.approx(0.01, abs=1e-5)
+    assert chi_square_sf(3.8415, 1) == pytest.approx(0.05, abs=1e-5)
+    assert chi_square_sf(0.0, 5) == 1.0
+
+
+def test_too_few_rolls_are_said_plainly():
+    [group] = face_stats([("d6", "red", "6")] * 12)
+    assert group.p_value is None
+    assert group.verdict.startswith("too few rolls to judge: 12 so far")
+    assert "about 1000" in group.verdict
+
+
+def test_fair_dice_pass_and_a_loaded_die_is_caught():
+    rng = random.Random(7)
+    fair = [("d6", "white", str(rng.randint(1, 6))) for _ in range(3000)]
+    loaded = [("d6", "black", str(6 if rng.random() < 0.3 else rng.randint(1, 5))) for _ in range(3000)]
+    groups = {g.colour: g for g in face_stats(fair + loaded)}
+    assert groups["white"].p_value > 0.01 and groups["white"].verdict.startswith("no sign of bias")
+    assert groups["black"].p_value < 0.01 and groups["black"].verdict.startswith("looks biased")
+    assert sum(groups["white"].counts.values()) == 3000
+
+
+def test_scatter_faces_are_tested_against_four_arrows_and_two_hits():
+    rows = [("scatter", "white", "arrow")] * 400 + [("scatter", "white", "hit")] * 200
+    [group] = face_stats(rows)
+    assert group.chi_square == 0.0 and group.counts == {"arrow": 400, "hit": 200}
+
+
+def test_cli_list_show_export_stats(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        reading, outcome, measurement = fill(journal)
+    assert main(["journal", "list", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"#{outcome}" in out and "HIT" in out and "7.1 in" in out and "reading" not in out
+    assert main(["journal", "export", "--format", "json", "--journal", str(path)]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert [e["kind"] for e in exported] == ["reading", "outcome", "measurement"]
+    assert main(["journal", "export", "--format", "csv", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("id,at,kind") and len(lines) == 4
+    assert main(["journal", "stats", "--journal", str(path)]) == 0
+    assert "too few rolls to judge" in capsys.readouterr().out
+    png = tmp_path / "shown.png"
+    assert main(["journal", "show", str(measurement), "--png", str(png), "--journal", str(path)]) == 0
+    assert "7.1 in" in capsys.readouterr().out and png.stat().st_size > 1000
+
+
+def test_cli_errors_name_the_fix(tmp_path, capsys):
+    assert main(["journal", "list", "--journal", str(tmp_path / "none.sqlite")]) == 2
+    assert "run `station run` first" in capsys.readouterr().err
+    path = tmp_path / "j.sqlite"
+    Journal(path).close()
+    assert main(["journal", "show", "99", "--journal", str(path)]) == 2
+    assert "no entry #99" in capsys.readouterr().err

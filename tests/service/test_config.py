@@ -1,0 +1,74 @@
+"""The service configuration: defaults, the example file, and errors that name the key."""
+
+from pathlib import Path
+
+import pytest
+
+from station import config
+from station.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path, text):
+    path = tmp_path / "station.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_load_without_a_file():
+    c = config.load(None)
+    assert c.camera["source"] == "picamera2"
+    assert [a.name for a in c.actions][:2] == ["Roll 2D6", "Impaler spear"]
+    assert c.actions[1].ruling == "wm.ranged" and c.actions[1].params == {"rat": "5", "def": "13"}
+    assert c.actions[1].command == "wm.ranged rat=5 def=13"
+
+
+def test_example_file_documents_exactly_the_defaults():
+    example = config.load(ROOT / "station.example.toml")
+    defaults = config.load(None)
+    for section in ("camera", "laser", "controls", "display"):
+        assert getattr(example, section) == getattr(defaults, section), section
+    assert example.actions == defaults.actions
+    assert example.journal == defaults.journal
+
+
+@pytest.mark.parametrize("text, key, words", [
+    ("[camera]\nsorce = 'opencv'\n", "camera.sorce", "Use one of"),
+    ("[camra]\n", "camra", "Use one of"),
+    ("[camera]\nfps = 'ten'\n", "camera.fps", "must be a whole number"),
+    ("[camera]\nsource = 'webcam'\n", "camera.source", "opencv"),
+    ("[camera]\nsource = 'replay'\n", "camera.files", "glob"),
+    ("[controls]\nroll = 99\n", "controls.roll", "BCM number"),
+    ("[controls]\nmeasure = 'GPIO2x'\n", "controls.measure", "not a GPIO pin"),
+    ("[controls]\nnext = 17\n", "controls.next", "already used by controls.roll"),
+    ("[display]\nsinks = ['hdmi', 'tv']\n", "display.sinks", "hdmi, lcd, png, terminal"),
+    ("[display]\nsinks = ['png']\n", "display.png_dir", "folder"),
+    ("[laser]\ndevice = 'glm'\n", "laser.port", "/dev/rfcomm0"),
+    ("[[actions]]\nname = 'x'\nruling = 'wm.ranged rat5'\n", "actions[0].ruling", "name=value"),
+    ("[[actions]]\nname = 'x'\n", "actions[0].ruling", "is missing"),
+    ("actions = []\n", "actions", "at least one"),
+    ("[camera\n", "station.toml", "not valid TOML"),
+])
+def test_bad_settings_name_the_key_and_the_fix(tmp_path, text, key, words):
+    with pytest.raises(ConfigError) as caught:
+        config.load(write(tmp_path, text))
+    assert caught.value.key.endswith(key)
+    assert words in str(caught.value)
+
+
+def test_unknown_ruling_lists_the_known_ones(tmp_path):
+    path = write(tmp_path, "[[actions]]\nname = 'Spear'\nruling = 'wm.rangd rat=5'\n")
+    with pytest.raises(ConfigError, match=r"actions\[0\].ruling: 'wm.rangd' is not a ruling.*wm.ranged"):
+        config.load(path, known_rulings={"wm.ranged": None, "dice.roll": None})
+
+
+def test_missing_file_says_so(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        config.load(tmp_path / "nope.toml")
+
+
+def test_partial_file_keeps_other_defaults(tmp_path):
+    c = config.load(write(tmp_path, "[controls]\nroll = 5\n[camera]\nsettle_seconds = 1\n"))
+    assert c.controls["roll"] == 5 and c.controls["measure"] == 27
+    assert c.camera["settle_seconds"] == 1.0
