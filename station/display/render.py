@@ -72,9 +72,14 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     x0 = tray_w + round(22 * unit)
     x1 = width - round(18 * unit)
     y = body[1] + round(14 * unit)
+    prompt = screen.prompt or _hint(screen)
     if screen.headline:
         y = _fit_text(draw, (x0, y), screen.headline, round(112 * unit), x1 - x0,
                       fill=TONE_COLOURS.get(screen.tone, TEXT), bold=True) + round(10 * unit)
+    elif screen.level != "info" and screen.prompt:      # a problem: say it big, not only below
+        y = _wrap(draw, (x0, y), screen.prompt, font(round(38 * unit)), x1 - x0,
+                  MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
+        prompt = _hint(screen)
     for line in screen.details:
         y = _fit_text(draw, (x0, y), line, round(28 * unit), x1 - x0, fill=TEXT) + round(8 * unit)
     facts = screen.odds_text()
@@ -92,7 +97,6 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
 
     # bottom bar: what to do, or what is wrong
     draw.rectangle((0, height - bottom, width, height), fill=LEVEL_COLOURS.get(screen.level, PANEL))
-    prompt = screen.prompt or _hint(screen)
     _fit_text(draw, (14 * unit, height - bottom / 2), prompt, round(26 * unit), width - 28 * unit,
               fill=TEXT, anchor="lm", bold=screen.level != "info")
     return image
@@ -108,7 +112,7 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     _fit_text(draw, (0, 0), screen.action, line, width, fill=white)
     draw.line((0, line + 2, width, line + 2), fill=white)
     big = screen.headline or screen.state_label
-    _fit_text(draw, (width / 2, line + 4), big, height - 3 * line - 10, width, fill=white,
+    _fit_text(draw, (width / 2, line + 6), big, height - 3 * line - 10, width, fill=white,
               anchor="mt", bold=True)
     under = "  ".join(x for x in (screen.odds_text().replace("chance ", ""), screen.rules[0]
                                   if screen.rules else "") if x)

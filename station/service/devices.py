@@ -1,0 +1,94 @@
+"""The service's edges over the other parts of the station: the laser tape (transport and
+codec from `station.laser`), the dice reader and its tray calibration (`station.vision`), and
+settle detection. Each turns the part's own errors into the service's (`ConfigError` at
+start-up, `LaserError` while running).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from station.config import ConfigError
+from station.service.laser import LaserError, Measurement
+
+log = logging.getLogger(__name__)
+
+
+class TransportGauge:
+    """A laser tape on a serial port (or a pty), through the real transport and codec."""
+
+    def __init__(self, device: str, port: str, baud: int, timeout: float,
+                 simulated: Any = None) -> None:
+        from station.laser.protocols import codec_class
+        from station.laser.transport import LinkSettings, PortNotFound, Transport
+        try:
+            codec = codec_class(device)()
+        except KeyError as error:
+            raise ConfigError("laser.device", str(error).strip("'\""),
+                              "Use one of those names, or device = \"none\"") from None
+        self.device, self.timeout = device, timeout
+        self.simulated = simulated            # the simulated tape, when there is one
+        self.transport = Transport(codec, LinkSettings(port=port, baudrate=baud or codec.baudrate))
+        try:
+            self.transport.open()
+        except PortNotFound as error:
+            raise ConfigError("laser.port", str(error).split("\n")[0],
+                              "Plug the laser in, fix the port, or set device = \"none\"") from None
+
+    def measure(self) -> Measurement:
+        from station.laser.codec import DeviceError
+        from station.laser.transport import LinkTimeout
+        if self.simulated is not None:        # the player aims at another model
+            self.simulated.set_distance(round(random.uniform(60, 900), 1))
+        try:
+            answer = self.transport.request("measure", timeout=self.timeout)
+        except LinkTimeout as error:
+            raise LaserError(f"{error}", lost=not self.transport.connected.is_set()) from None
+        except Exception as error:         # the port went away under us
+            raise LaserError(f"the {self.device} link failed ({error})", lost=True) from None
+        if isinstance(answer, DeviceError):
+            raise LaserError(f"the {self.device} reported error {answer.code}: {answer.message}")
+        return Measurement(self.device, answer.raw_mm, answer.raw_mm, answer.quality)
+
+    def close(self) -> None:
+        self.transport.close()
+        if self.simulated is not None:
+            self.simulated.close()
+
+
+def open_laser(settings: dict[str, Any], *, simulate: bool,
+               hardware: dict[str, str]) -> TransportGauge | None:
+    """The configured laser tape; with `simulate`, that device (or a GLM) simulated on a pty."""
+    device = settings["device"]
+    if simulate:
+        from station.fakes.laser import start_simulated
+        device = device if device != "none" else "glm"
+        simulated = start_simulated(device, distance_mm=300.0)
+        return TransportGauge(device, simulated.port, settings["baud"],
+                              settings["timeout_seconds"], simulated=simulated)
+    if device == "none":
+        return None
+    return TransportGauge(device, settings["port"], settings["baud"], settings["timeout_seconds"])
+
+
+def tray_reader(calibration_path: str) -> Callable[[np.ndarray], list[Any]]:
+    """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile."""
+    from station.vision import read_tray
+    calibration = None
+    if calibration_path:
+        calibration = load_tray_calibration(calibration_path)
+    return lambda frame: read_tray(frame, calibration)
+
+
+def load_tray_calibration(path: str) -> Any:
+    from station.vision.calibration import load_profile
+    try:
+        return load_profile(path)
+    except (OSError, ValueError) as error:
+        raise ConfigError("camera.calibration", f"cannot load {path} ({error})",
+                          "Make one with `station calibrate tray IMAGE`, or leave it empty") from None
