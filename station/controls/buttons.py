@@ -50,6 +50,8 @@ class Controls:
         bounce = settings["bounce_ms"] / 1000 or None
         self.buttons: dict[str, Any] = {}
         self._held: set[str] = set()
+        self._bounce = settings["bounce_ms"] / 1000
+        self._last: dict[str, float] = {}
         self._press_lock = threading.Lock()
         try:
             for name in BUTTONS:
@@ -62,8 +64,7 @@ class Controls:
             roll.when_held = lambda: self._on_held("roll")
             roll.when_released = lambda: self._on_released("roll")
             for name in ("measure", "next", "reroll"):
-                self.buttons[name].when_pressed = (lambda intent: lambda: self.intents.put(intent))(
-                    BUTTONS[name])
+                self.buttons[name].when_pressed = (lambda n: lambda: self._on_pressed(n))(name)
             self.led = self._make("controls.led", lambda pin: LED(pin, pin_factory=pin_factory),
                                   settings["led"])
             self.buzzer = None
@@ -83,6 +84,19 @@ class Controls:
             raise ControlsError(f"{key}: pin {pin!r} cannot be used ({error}). Give a free GPIO "
                                 "pin (BCM number) wired as docs/service.md shows") from error
 
+    def _debounced(self, name: str) -> bool:
+        """True for a real press; False for contact chatter within bounce_ms of the last one.
+        (Pin drivers differ in how they debounce, and mock pins do not: do it here too.)"""
+        now = time.monotonic()
+        if now - self._last.get(name, -1e9) < self._bounce:
+            return False
+        self._last[name] = now
+        return True
+
+    def _on_pressed(self, name: str) -> None:
+        if self._debounced(name):
+            self.intents.put(BUTTONS[name])
+
     def _on_held(self, name: str) -> None:
         self._held.add(name)
         self.intents.put(Intent.MANUAL)
@@ -91,7 +105,8 @@ class Controls:
         if name in self._held:
             self._held.discard(name)
             return
-        self.intents.put(BUTTONS[name])
+        if self._debounced(name):
+            self.intents.put(BUTTONS[name])
 
     # --- simulated presses (keyboard, --script) ---------------------------------------
 

@@ -1,0 +1,150 @@
+"""The camera as a dice source: exactly the dice asked for, or a plain word about what is wrong."""
+
+import queue
+
+import numpy as np
+import pytest
+
+from station.controls import Intent
+from station.rules.faces import Face
+from station.service.tray_source import Cancelled, TraySource, judge
+from station.vision.types import DetectedDie
+
+
+def die(value, x=100.0, y=100.0, kind="d6", flags=(), bearing=None):
+    return DetectedDie(kind, value, (x, y), 0.95, "red", list(flags), bearing)
+
+
+class Host:
+    """Records what the session would show and journal."""
+
+    def __init__(self, intents=()):
+        self.screens, self.readings = [], []
+        self.intents = queue.Queue()
+        for intent in intents:
+            self.intents.put(intent)
+
+    def prompt(self, state, headline, prompt, *, level="info", frame=None, marks=None):
+        self.screens.append((state, headline, prompt, level))
+
+    def next_intent(self, timeout):
+        try:
+            return self.intents.get_nowait()
+        except queue.Empty:
+            return None
+
+    def journal_reading(self, data, dice, frame):
+        self.readings.append((data, dice, frame is not None))
+        return len(self.readings)
+
+
+class Camera:
+    """Frames are integers standing for trays; `trays[i]` is what the reader sees on tray i."""
+
+    def __init__(self, trays):
+        self.trays, self.index, self.expected = trays, -1, []
+
+    def expect(self, kind, count, purpose):
+        self.index += 1
+        self.expected.append((kind, count))
+
+    def capture(self):
+        return np.full((4, 4, 3), self.index, np.uint8)
+
+
+class Watcher:
+    """Still on the third frame it is fed: tumbling, tumbling, still."""
+
+    def __init__(self):
+        self.fed = 0
+
+    def feed(self, frame, t):
+        self.fed += 1
+        return "still" if self.fed >= 3 else "moving"
+
+
+def source(host, trays, **kw):
+    camera = Camera(trays)
+    tray = TraySource(host, camera, lambda frame: trays[int(frame[0, 0, 0])], Watcher, fps=1000, **kw)
+    return tray, camera
+
+
+def test_judge_accepts_exactly_the_dice_asked_for_in_reading_order():
+    verdict = judge([die(5, x=300), die(2, x=100)], "d6", 2)
+    assert verdict.faces == [Face("d6", 2), Face("d6", 5)]
+    assert [m.label for m in verdict.marks] == ["2", "5"]
+
+
+@pytest.mark.parametrize("dice, words", [
+    ([die(5), die(2), die(1)], "the tray shows 3 d6, 2 asked for: take 1 out"),
+    ([die(5)], "the tray shows 1 d6, 2 asked for: roll all 2 d6"),
+    ([die(5), die(None, flags=["cocked"])], "re-roll the cocked die"),
+    ([die(5), die(None, flags=["unreadable"])], "re-roll the unreadable die"),
+    ([die(5), die(3), die(8, kind="artillery")], "take the artillery die out"),
+])
+def test_judge_says_what_is_wrong(dice, words):
+    verdict = judge(dice, "d6", 2)
+    assert verdict.faces is None
+    assert verdict.problem.startswith(words)
+
+
+def test_scatter_bearing_is_kept():
+    verdict = judge([die("arrow", kind="scatter", bearing=123.4)], "scatter", 1)
+    assert verdict.faces == [Face("scatter", "arrow", 123.4)]
+
+
+def test_waits_for_still_dice_then_reads_and_journals():
+    host = Host()
+    tray, camera = source(host, [[die(3), die(6, x=200)]])
+    assert tray.take("d6", 2, "2 d6: attack roll") == [Face("d6", 3), Face("d6", 6)]
+    assert camera.expected == [("d6", 2)]
+    states = [s[0] for s in host.screens]
+    assert states == ["waiting", "settling", "reading"]
+    assert host.screens[0][2] == "Roll 2 d6: attack roll"
+    assert host.readings[0][0]["accepted"] and host.readings[0][2]     # with its frame
+    assert tray.readings == [1]
+
+
+def test_a_cocked_die_is_journalled_shown_and_rolled_again():
+    host = Host()
+    trays = [[die(3), die(None, flags=["cocked"])], [die(3), die(4, x=200)]]
+    camera = Camera(trays)
+    reads = iter(trays)
+    tray = TraySource(host, camera, lambda frame: next(reads), Watcher, fps=1000)
+    assert tray.take("d6", 2, "2 d6: attack roll") == [Face("d6", 3), Face("d6", 4)]
+    problems = [s for s in host.screens if s[3] == "warn"]
+    assert problems and problems[0][2] == "Re-roll the cocked die"
+    assert [r[0]["accepted"] for r in host.readings] == [False, True]
+    assert tray.readings == [2]
+
+
+def test_next_cancels_a_roll():
+    host = Host([Intent.NEXT])
+    tray, _ = source(host, [[die(3)]])
+    with pytest.raises(Cancelled):
+        tray.take("d6", 1, "1 d6: test")
+
+
+def test_no_roll_in_time_cancels():
+    class Never(Watcher):
+        def feed(self, frame, t):
+            return "moving"
+    host = Host()
+    tray = TraySource(host, Camera([[]]), lambda f: [], Never, fps=1000, timeout=0.05)
+    with pytest.raises(Cancelled, match="no still roll"):
+        tray.take("d6", 1, "1 d6: test")
+
+
+def test_manual_entry_with_the_buttons():
+    # long press, then: ROLL ROLL (1 -> 3) NEXT, NEXT (1): faces 3 and 1
+    host = Host([Intent.MANUAL, Intent.ROLL, Intent.ROLL, Intent.NEXT, Intent.NEXT])
+    tray, _ = source(host, [[die(6)]])
+    assert tray.take("d6", 2, "2 d6: attack roll") == [Face("d6", 3), Face("d6", 1)]
+    assert host.readings[-1][0]["manual"] and not host.readings[-1][2]
+    assert tray.manual                      # the rest of the ruling is typed in too
+
+
+def test_manual_scatter_entry_gives_a_bearing():
+    host = Host([Intent.ROLL, Intent.ROLL, Intent.NEXT])
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    assert tray.take("scatter", 1, "scatter die") == [Face("scatter", "arrow", 30.0)]
