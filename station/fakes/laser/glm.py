@@ -26,6 +26,10 @@ class SimulatedGlm(SimulatedDevice):
         self._ticks = 0
         self._id = 0
 
+    def link_lost(self) -> None:
+        super().link_lost()
+        self.auto_sync = False               # a new Bluetooth connection starts without it
+
     def _commands(self, inbox: bytearray) -> list[bytes]:
         replies = []
         for frame in take_frames(inbox, b"\xc0", lambda b: 4 + b[2] if len(b) >= 3 else None):

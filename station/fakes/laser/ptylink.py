@@ -8,12 +8,9 @@ pulled or a Bluetooth link that went to sleep.
 
 from __future__ import annotations
 
-import array
-import fcntl
 import os
 import select
 import tempfile
-import termios
 import threading
 import time
 import tty
@@ -38,6 +35,7 @@ class SimulatedLaser:
         self._master = self._slave = -1
         self._wake_r, self._wake_w = os.pipe()
         self._closed = False
+        self.bytes_sent = 0                       # to the host, over every connection
         self._plug()
         self._thread = threading.Thread(target=self._run, name=f"sim-{device.name}",
                                         daemon=True)
@@ -70,16 +68,6 @@ class SimulatedLaser:
             self._plug()
         os.write(self._wake_w, b"r")
 
-    def wait_drained(self, timeout: float = 5.0) -> bool:
-        """Wait until the host has read everything sent so far (True) or timeout (False)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if self._slave < 0 or _unread(self._slave) == 0:
-                    return True
-            time.sleep(0.002)
-        return False
-
     def close(self) -> None:
         if self._closed:
             return
@@ -106,6 +94,7 @@ class SimulatedLaser:
         master, slave = os.openpty()
         tty.setraw(slave)                         # no echo, no line discipline: bytes as sent
         tty.setraw(master)
+        os.set_blocking(master, False)            # the fd number may be reused after replug
         link = Path(self.port + ".new")
         link.unlink(missing_ok=True)
         link.symlink_to(os.ttyname(slave))
@@ -132,14 +121,17 @@ class SimulatedLaser:
         for i, piece in enumerate(pieces):
             if i:
                 time.sleep(0.005)
-            os.write(self._master, piece)
+            self.bytes_sent += os.write(self._master, piece)
 
     def _run(self) -> None:
         next_tick = time.monotonic() + self.tick_s
         while not self._closed:
             master = self._master
             fds = [self._wake_r] + ([master] if master >= 0 else [])
-            ready, _, _ = select.select(fds, [], [], max(0.0, next_tick - time.monotonic()))
+            try:
+                ready, _, _ = select.select(fds, [], [], max(0.0, next_tick - time.monotonic()))
+            except OSError:                        # unplugged between reading fd and select
+                continue
             if self._wake_r in ready:
                 os.read(self._wake_r, 64)
             if master in ready and master >= 0:
@@ -151,15 +143,10 @@ class SimulatedLaser:
     def _serve(self, master: int) -> None:
         try:
             data = os.read(master, 4096)
-        except OSError:                            # unplugged under our feet
+        except OSError:                  # unplugged under our feet, or nothing there after all
             return
         replies = self.device.receive(data)
         if replies and self.device.faults.delay_s:
             time.sleep(self.device.faults.delay_s)
         self.send(*replies)
 
-
-def _unread(fd: int) -> int:
-    count = array.array("i", [0])
-    fcntl.ioctl(fd, termios.FIONREAD, count)
-    return count[0]
