@@ -76,6 +76,13 @@ class Station:
     def _build(self) -> None:
         config, options = self.config, self.options
         hardware: dict[str, str] = dict(options.notes)
+        from station.rules import actions as rules
+        for index, choice in enumerate(config.actions):
+            try:
+                rules.parse_params(choice.ruling, choice.params)
+            except ValueError as error:
+                raise ConfigError(f"actions[{index}].ruling", str(error),
+                                  "`station actions` lists each ruling's parameters") from None
         journal_path = options.journal or (Path(SIMULATED_JOURNAL).expanduser() if options.simulate
                                            else config.journal)
         try:

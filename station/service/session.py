@@ -28,9 +28,8 @@ from station.config import ActionChoice
 from station.controls import Intent
 from station.display.screen import DieMark, Screen
 from station.journal import Journal
-from station.rules import registry
+from station.rules import actions as rules
 from station.rules.faces import DiceExhausted
-from station.rules.sources import ReplaySource
 from station.service.laser import LaserError
 from station.service.screens import outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
@@ -56,7 +55,7 @@ class Session:
                  fps: float = 10.0, roll_timeout: float | None = None,
                  hardware: dict[str, str] | None = None) -> None:
         self.actions = actions
-        self.params = [registry.parse_params(a.ruling, a.params) for a in actions]
+        self.params = [rules.parse_params(a.ruling, a.params) for a in actions]
         self.camera, self.read, self.new_watcher = camera, read, new_watcher
         self.journal, self.show, self.laser, self.status = journal, show, laser, status
         self.fps, self.roll_timeout = fps, roll_timeout
@@ -127,16 +126,17 @@ class Session:
     def choice(self) -> ActionChoice:
         return self.actions[self.index]
 
-    def roll(self, *, manual: bool, replay: list | None = None) -> None:
+    def roll(self, *, manual: bool, again: Resolved | None = None) -> None:
+        """Run the chosen ruling on the tray; `again`: re-roll that outcome (DICE-4)."""
         choice, params = self.choice, dict(self.params[self.index])
-        action = registry.get(choice.ruling)
-        if replay is not None and action.reroll_param:
-            params[action.reroll_param] = True
         tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
                           timeout=self.roll_timeout, manual=manual)
-        source = ReplaySource(replay, tray) if replay is not None else tray
         try:
-            outcome = registry.resolve(choice.ruling, params, source)
+            if again is not None:
+                choice, params = again.choice, again.params
+                outcome = rules.reroll(again.outcome, tray)
+            else:
+                outcome = rules.resolve(choice.ruling, params, tray)
         except Cancelled as why:
             self.idle(f"{why}.", level="warn")
             return
@@ -149,10 +149,10 @@ class Session:
             return
         self.hardware.pop("camera", None)
         data = {**outcome.to_json(), "action_name": choice.name, "command": choice.command,
-                "reroll_of": self.last.entry_id if replay is not None and self.last else None}
+                "reroll_of": again.entry_id if again is not None else None}
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
-        self.last = Resolved(choice, params, outcome, entry_id, rerolled=replay is not None)
+        self.last = Resolved(choice, params, outcome, entry_id, rerolled=again is not None)
         self.set_state("resolved", outcome_screen(
             data, tray.last_frame, tray.last_marks, entry_id,
             position=(self.index + 1, len(self.actions)),
@@ -161,7 +161,7 @@ class Session:
     def reroll_allowed(self) -> bool:
         last = self.last
         return bool(last and not last.rerolled and last.outcome.rerollable
-                    and registry.get(last.choice.ruling).reroll_param)
+                    and rules.get(last.choice.ruling).reroll_param)
 
     def reroll(self) -> None:
         if not self.reroll_allowed():
@@ -170,9 +170,7 @@ class Session:
                    "the rules allow no re-roll of this result (DICE-4)")
             self.idle(f"RE-ROLL: {why}.", level="warn")
             return
-        last = self.last
-        assert last is not None
-        self.roll(manual=False, replay=list(last.outcome.dice[:last.outcome.reroll_faces]))
+        self.roll(manual=False, again=self.last)
 
     def measure(self) -> None:
         if self.laser is None:
@@ -213,7 +211,7 @@ class Session:
 
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice
-        action = registry.get(choice.ruling)
+        action = rules.get(choice.ruling)
         details = [action.summary] + [f"dice: {', '.join(action.dice)}"] if action.dice else [action.summary]
         prompt = message or "Press ROLL, then roll the dice (hold ROLL to type them in)"
         self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),

@@ -119,6 +119,9 @@ class TraySource:
         watcher = self.new_watcher()
         started = self.clock()
         state = "waiting"
+        # A tray already read (an earlier request of this ruling, or a rejected roll) must be
+        # rolled again: wait for motion before trusting "still". At ROLL, still dice are read.
+        moved = not self.readings
         while True:
             intent = self.host.next_intent(0)
             if intent is Intent.MANUAL:
@@ -130,8 +133,9 @@ class TraySource:
                 raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
             frame = self.camera.capture()
             seen = watcher.feed(frame, self.clock())
-            if seen != "still":
-                if seen == "moving" and state != "settling":
+            if seen != "still" or not moved:
+                moved = moved or seen != "still"
+                if seen not in ("still", "empty") and state != "settling":
                     state = "settling"
                     self.host.prompt("settling", headline, f"Waiting for the dice to stop: {purpose}")
                 time.sleep(self.period)
@@ -149,9 +153,9 @@ class TraySource:
                 return verdict.faces
             self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
                              frame=frame, marks=verdict.marks)
-            watcher = self.new_watcher()      # a new roll: wait for it to settle again
-            started = self.clock()
-            state = "waiting"
+            if expect:                        # the players are asked to roll again
+                expect(kind, count, purpose)
+            state, moved = "waiting", False
 
     def _typed(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         """Manual entry with the buttons: ROLL steps the value, NEXT takes it, RE-ROLL cancels."""

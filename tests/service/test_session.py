@@ -1,0 +1,170 @@
+"""The session state machine on the synthetic tray, with the reader replaced by the renderer's
+ground truth (the real reader is exercised end to end in test_run.py)."""
+
+import queue
+import threading
+
+import numpy as np
+import pytest
+
+from station.config import ActionChoice
+from station.controls import Intent
+from station.camera import CameraError
+from station.camera.synthetic import SyntheticTray
+from station.journal import Journal
+from station.service.laser import LaserError, Measurement
+from station.service.session import Session
+from station.vision.types import DetectedDie
+
+
+class Watcher:
+    def __init__(self):
+        self.last = None
+
+    def feed(self, frame, t):
+        still = self.last is not None and np.array_equal(frame, self.last)
+        self.last = frame
+        return "still" if still else "moving"
+
+
+class Laser:
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def measure(self):
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return Measurement("glm", answer, answer)
+
+
+def truth_reader(tray):
+    def read(frame):
+        return [DetectedDie(t.kind, t.value, t.center, 1.0, t.colour, list(t.flags),
+                            t.bearing_tray_deg) for t in tray.rendered.truth]
+    return read
+
+
+def make(tmp_path, actions, *, camera=None, laser=None, **tray_options):
+    tray = camera or SyntheticTray((320, 240), rng=np.random.default_rng(1), **tray_options)
+    shown = []
+    session = Session(actions=actions, camera=tray, read=truth_reader(tray), new_watcher=Watcher,
+                      journal=Journal(tmp_path / "j.sqlite"), show=shown.append, laser=laser,
+                      fps=500, roll_timeout=5)
+    session.idle()
+    return session, tray, shown
+
+
+ROLL_2D6 = ActionChoice("Roll 2D6", "dice.roll", {"expr": "2D6"})
+SPEAR = ActionChoice("Impaler spear", "wm.ranged", {"rat": "5", "def": "13"})
+
+
+def test_roll_reads_exactly_the_dice_asked_and_journals_before_showing(tmp_path):
+    session, tray, shown = make(tmp_path, [SPEAR])
+    journal = session.journal
+    seen_in_journal = []
+    show = session.show
+    session.show = lambda screen: (seen_in_journal.append(
+        [e.id for e in journal.entries(kind="outcome")]), show(screen))
+    session.handle(Intent.ROLL)
+    assert [t.kind for t in tray.rendered.truth] == ["d6", "d6"]
+    final = shown[-1]
+    assert final.state == "resolved" and final.headline in ("HIT", "MISS")
+    values = sorted(t.value for t in tray.rendered.truth)
+    outcome = next(journal.entries(kind="outcome"))
+    assert sorted(outcome.data["dice"]) == values
+    assert final.entry_id == outcome.id and seen_in_journal[-1] == [outcome.id]
+    assert "WM-RNG-2" in final.rules and 0 < final.odds < 1
+    assert final.frame is not None and sorted(int(m.label) for m in final.marks) == values
+    reading = journal.readings_of(outcome.id)[0]
+    assert reading.frame[:2] == b"\xff\xd8"                    # the JPEG it was read from
+    assert [s.state for s in shown[1:]] == ["waiting", "settling", "reading", "resolved"]
+
+
+def test_next_walks_the_actions(tmp_path):
+    session, _, shown = make(tmp_path, [ROLL_2D6, SPEAR])
+    session.handle(Intent.NEXT)
+    assert shown[-1].action == "Impaler spear" and shown[-1].position == (2, 2)
+    session.handle(Intent.NEXT)
+    assert shown[-1].action == "Roll 2D6"
+
+
+def test_reroll_once_then_refused(tmp_path):
+    session, tray, shown = make(tmp_path, [ROLL_2D6])
+    session.handle(Intent.ROLL)
+    first = shown[-1]
+    assert first.reroll_offered
+    session.handle(Intent.REROLL)
+    again = shown[-1]
+    assert again.state == "resolved" and not again.reroll_offered
+    outcome = list(session.journal.entries(kind="outcome"))[-1]
+    assert outcome.data["reroll_of"] == first.entry_id
+    assert sorted(outcome.data["dice"][2:]) == sorted(t.value for t in tray.rendered.truth)
+    session.handle(Intent.REROLL)
+    assert "DICE-4" in shown[-1].prompt and shown[-1].level == "warn"
+
+
+def test_cocked_die_asks_for_a_reroll_of_it(tmp_path):
+    session, tray, shown = make(tmp_path, [ROLL_2D6], cocked=1.0)
+    session.roll_timeout = 0.5
+    session.handle(Intent.ROLL)
+    assert any(s.prompt.startswith("Re-roll the cocked") for s in shown)
+    assert shown[-1].state == "idle" and "no still roll" in shown[-1].prompt
+    readings = list(session.journal.entries(kind="reading"))
+    assert readings and not readings[0].data["accepted"]
+
+
+def test_camera_failure_goes_back_to_idle_with_a_message_and_measuring_still_works(tmp_path):
+    class Broken(SyntheticTray):
+        def capture(self):
+            raise CameraError("camera 0 gave no frame (unplugged?)")
+    laser = Laser([254.0])
+    session, _, shown = make(tmp_path, [ROLL_2D6], camera=Broken((320, 240)), laser=laser)
+    session.handle(Intent.ROLL)
+    assert shown[-1].level == "error" and "unplugged" in shown[-1].prompt
+    assert session.state == "idle" and "camera" in session.hardware
+    session.handle(Intent.MEASURE)
+    assert shown[-1].state == "measured" and shown[-1].headline == "10.0 in"
+    assert "camera" in shown[-1].hardware                     # still reported
+    assert next(session.journal.entries(kind="measurement")).data["inches"] == 10.0
+
+
+def test_laser_errors_are_shown_never_a_distance(tmp_path):
+    laser = Laser([LaserError("the glm reported error 8: hardware error"),
+                   LaserError("link lost", lost=True), 100.0])
+    session, _, shown = make(tmp_path, [ROLL_2D6], laser=laser)
+    session.handle(Intent.MEASURE)
+    assert shown[-1].level == "error" and "error 8" in shown[-1].prompt and not shown[-1].headline
+    session.handle(Intent.MEASURE)
+    assert session.hardware["laser"] == "link lost"
+    session.handle(Intent.MEASURE)
+    assert "laser" not in session.hardware and shown[-1].state == "measured"
+    assert len(list(session.journal.entries(kind="measurement"))) == 1
+
+
+def test_manual_entry_runs_the_ruling_on_typed_faces(tmp_path):
+    session, _, shown = make(tmp_path, [SPEAR])
+    for intent in [Intent.ROLL] * 5 + [Intent.NEXT, Intent.NEXT]:   # 6, then 1
+        session.intents.put(intent)
+    session.handle(Intent.MANUAL)
+    outcome = next(session.journal.entries(kind="outcome"))
+    assert outcome.data["dice"] == [6, 1]
+    assert shown[-1].state == "resolved"
+
+
+def test_unexpected_errors_never_stop_the_session(tmp_path):
+    session, _, shown = make(tmp_path, [ROLL_2D6])
+    session.read = lambda frame: 1 / 0
+    session.handle(Intent.ROLL)
+    assert shown[-1].level == "error" and "ZeroDivisionError" in shown[-1].prompt
+    session.handle(Intent.NEXT)
+    assert shown[-1].state == "idle"
+
+
+def test_run_loop_quits(tmp_path):
+    session, _, _ = make(tmp_path, [ROLL_2D6])
+    thread = threading.Thread(target=session.run)
+    thread.start()
+    session.intents.put(Intent.QUIT)
+    thread.join(2)
+    assert not thread.is_alive()
