@@ -1,0 +1,47 @@
+"""The die-face classifier: a small CNN, run with OpenCV's dnn module (no torch on the Pi).
+
+Input: crops from `crops.crop_die`. Output per crop: probabilities of "not a die" (class 0)
+and of the top faces 1..6. The network (`weights/d6_classifier.onnx`, a few hundred KB) is
+trained and exported by `station/vision/training/train_classifier.py`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
+
+
+def normalise(crops: np.ndarray) -> np.ndarray:
+    """uint8 N x H x W x 3 crops -> float32 N x 3 x H x W, each crop to zero mean, unit spread.
+
+    Per-crop normalisation makes the input independent of exposure and of the tray's light.
+    """
+    x = crops.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True)
+    return ((x - mean) / (std + 8.0)).transpose(0, 3, 1, 2).copy()
+
+
+class DieClassifier:
+    def __init__(self, weights_path: Path = WEIGHTS) -> None:
+        self.net = cv2.dnn.readNetFromONNX(str(weights_path))
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """Class probabilities, N x 7: column 0 "not a die", column v the face value v."""
+        if len(crops) == 0:
+            return np.zeros((0, 7), np.float32)
+        self.net.setInput(normalise(crops))
+        logits = self.net.forward().reshape(len(crops), 7)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=1)
+def default_classifier() -> DieClassifier:
+    return DieClassifier()

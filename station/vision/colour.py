@@ -1,0 +1,42 @@
+"""A die's body colour as a plain name, the players' way to split a roll ("the red ones")."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# OpenCV hue (0..180) upper bounds for the saturated colours, in order round the wheel.
+HUES = [(8, "red"), (21, "orange"), (34, "yellow"), (85, "green"), (130, "blue"),
+        (165, "purple"), (180, "red")]
+
+
+def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
+    """Name of the die body's colour around (x, y).
+
+    Reads the central square of the die (inside the outline at any rotation); the median
+    ignores the pips, which cover well under half of a face.
+    """
+    half = max(1, int(side * 0.33))
+    h, w = image.shape[:2]
+    x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
+    patch = image[y0:y1, x0:x1].reshape(-1, 3)
+    if len(patch) == 0:
+        return "grey"
+    bgr = np.median(patch, axis=0).astype(np.uint8).reshape(1, 1, 3)
+    hue, sat, val = (int(v) for v in cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    return name_of(hue, sat, val)
+
+
+def name_of(hue: int, sat: int, val: int) -> str:
+    """Colour name from OpenCV HSV (hue 0..180, saturation and value 0..255)."""
+    if val < 55:
+        return "black"
+    if sat < 60:
+        return "white" if val > 165 else ("grey" if val > 90 else "black")
+    for bound, name in HUES:
+        if hue < bound:
+            if name == "orange" and val < 150:
+                return "brown"
+            return name
+    return "red"

@@ -1,0 +1,101 @@
+"""Where the dice might be: candidate die centres and sizes in a tray frame.
+
+The segmentation is deliberately generous (every die must be among the candidates); the crop
+classifier decides afterwards which candidates are dice. It uses edges, not colour, so it
+works on any tray colour: dice have strong outlines and pips, a tray has smooth areas.
+
+Two passes:
+- `blob_candidates`: strong edges, closed and hole-filled into blobs; each local maximum of
+  the distance transform is a candidate centre, its value the half-side of the die (a
+  square of side a has its inscribed radius a/2 there). Touching dice give one maximum each.
+- `density_candidates`: once the die size is known, peaks of edge density at die scale find
+  the dice whose outline did not close (a white die on a white tray shows little more than
+  its pips).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+EDGE_FLOOR = 18        # grey levels: the weakest edge that counts, whatever the image
+EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if higher
+MIN_HALF_SIDE = 5.0    # pixels at work scale: smaller blobs are noise, not dice
+MAX_HOLE_FRACTION = 0.03  # holes up to this share of the image get filled (pips, die faces)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A place that may hold a die: centre and die side, in the frame's pixels."""
+
+    x: float
+    y: float
+    side: float
+
+
+def edge_map(image: np.ndarray) -> np.ndarray:
+    """Largest colour-channel morphological gradient: catches yellow on white as well as grey."""
+    blurred = cv2.GaussianBlur(image, (3, 3), 0)
+    kernel = np.ones((3, 3), np.uint8)
+    return cv2.morphologyEx(blurred, cv2.MORPH_GRADIENT, kernel).max(axis=2)
+
+
+def strong_edges(edges: np.ndarray) -> np.ndarray:
+    threshold = max(EDGE_FLOOR, 1.5 * float(np.percentile(edges, EDGE_PERCENTILE)))
+    return (edges > threshold).astype(np.uint8) * 255
+
+
+def blob_candidates(edges_mask: np.ndarray) -> list[Candidate]:
+    """Distance-transform maxima of the hole-filled edge blobs (see module docstring)."""
+    h, w = edges_mask.shape
+    mask = cv2.morphologyEx(edges_mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is not None:
+        max_hole = MAX_HOLE_FRACTION * h * w
+        holes = [c for c, link in zip(contours, hierarchy[0])
+                 if link[3] >= 0 and cv2.contourArea(c) < max_hole]
+        cv2.drawContours(mask, holes, -1, 255, -1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    peaks = (dist >= cv2.dilate(dist, np.ones((7, 7), np.uint8))) & (dist >= MIN_HALF_SIDE)
+    return _suppress(dist, peaks, spacing=0.9)
+
+
+def density_candidates(edges_mask: np.ndarray, side: float,
+                       taken: list[Candidate]) -> list[Candidate]:
+    """Peaks of edge density over a die-sized window, away from the dice already found."""
+    k = max(3, int(round(side)))
+    density = cv2.boxFilter(edges_mask.astype(np.float32) / 255.0, -1, (k, k))
+    peaks_mask = (density >= cv2.dilate(density, np.ones((k // 2 * 2 + 1,) * 2, np.uint8)))
+    peaks_mask &= density > 0.12
+    for c in taken:
+        cv2.circle(peaks_mask.view(np.uint8), (int(c.x), int(c.y)), int(0.7 * c.side), 0, -1)
+    found = _suppress(density, peaks_mask, spacing=0.0, fixed_radius=side / 2)
+    return found
+
+
+def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
+              fixed_radius: float | None = None) -> list[Candidate]:
+    """Greedy non-maximum suppression: strongest peak first, closer peaks dropped.
+
+    With `fixed_radius`, every candidate gets that half-side and peaks closer than it merge;
+    otherwise the score is the half-side and peaks within `spacing` x it merge.
+    """
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(peaks.astype(np.uint8), 8)
+    if n <= 1:
+        return []
+    ys = centroids[1:, 1]
+    xs = centroids[1:, 0]
+    values = score[np.clip(ys.round().astype(int), 0, score.shape[0] - 1),
+                   np.clip(xs.round().astype(int), 0, score.shape[1] - 1)]
+    kept: list[tuple[float, float, float]] = []
+    for i in np.argsort(-values):
+        x, y = float(xs[i]), float(ys[i])
+        r = fixed_radius if fixed_radius is not None else float(values[i])
+        reach = fixed_radius if fixed_radius is not None else None
+        if all((x - kx) ** 2 + (y - ky) ** 2 > (reach or spacing * max(r, kr)) ** 2
+               for kx, ky, kr in kept):
+            kept.append((x, y, r))
+    return [Candidate(x, y, 2 * r) for x, y, r in kept]
