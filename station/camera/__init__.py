@@ -132,4 +132,4 @@ def open_camera(settings: dict[str, Any], *, simulate_rng: Any = None) -> Camera
     if source == "replay":
         return ReplayCamera(settings["files"])
     from station.camera.synthetic import SyntheticTray
-    return SyntheticTray(resolution, rng=simulate_rng)
+    return SyntheticTray(resolution, rng=simulate_rng, fps=settings["fps"])

@@ -1,17 +1,17 @@
 """The simulated tray: the synthetic renderer playing both the camera and the player.
 
-When the station asks for a roll (`expect`), it "rolls" exactly those dice: random faces
-rendered by `station.fakes.tray.render_roll`, seen first for a few frames while they tumble
-(the still picture shifted and turned, so the settle detector sees motion), then lying still.
-`cocked` and `stray` give the player's mistakes a chance, for demos: a die leaning on
-another, a die too many in the tray.
+When the station asks for a roll (`expect`), the simulated player rolls exactly those dice:
+`station.fakes.tray_sequence.render_sequence` films it (empty tray, a hand drops the dice,
+they tumble, then lie still) and `capture()` serves the film one frame per call, then the
+still tray for as long as it is looked at. `cocked` and `stray` give the player's mistakes a
+chance, for demos and tests: a die leaning on another, one die too many in the tray.
+With `tumble=False` the dice are simply there, still (benchmarks: ROLL with still dice).
 """
 
 from __future__ import annotations
 
 import threading
 
-import cv2
 import numpy as np
 
 from station.rules.faces import ARTILLERY_FACES, D6_FACES, Face
@@ -20,32 +20,41 @@ from station.rules.faces import ARTILLERY_FACES, D6_FACES, Face
 class SyntheticTray:
     name = "synthetic"
 
-    def __init__(self, resolution: tuple[int, int] = (1280, 960), *, rng=None,
-                 tumble_frames: int = 3, cocked: float = 0.0, stray: float = 0.0) -> None:
+    def __init__(self, resolution: tuple[int, int] = (960, 720), *, rng=None, fps: float = 10.0,
+                 settle_seconds: float = 0.4, cocked: float = 0.0, stray: float = 0.0,
+                 tumble: bool = True) -> None:
         self.size = (int(resolution[0]), int(resolution[1]))
         self.rng = rng if rng is not None else np.random.default_rng()
-        self.tumble_frames = tumble_frames
-        self.cocked, self.stray = cocked, stray
-        self.rendered = None                 # the last RenderedTray (its .truth for tests)
+        self.fps, self.settle_seconds = fps, settle_seconds
+        self.cocked, self.stray, self.tumble = cocked, stray, tumble
+        self.rendered = None                 # RenderedTray of the still dice (its .truth)
         self._frames: list[np.ndarray] = []
         self._still: np.ndarray | None = None
         self._lock = threading.Lock()
 
     def expect(self, kind: str, count: int, purpose: str) -> None:
-        from station.fakes.tray import render_roll
         faces = [self._face(kind) for _ in range(count)]
         if count and self.rng.random() < self.stray:
             faces.append(self._face(kind))
-        rendered = render_roll(faces, self.rng, size=self.size, cocked=self.cocked)
+        if self.tumble:
+            from station.fakes.tray_sequence import render_sequence
+            film = render_sequence(faces, self.rng, size=self.size, fps=self.fps, empty_s=0.1,
+                                   hand_s=0.3, roll_s=0.6, still_s=0.1, cocked=self.cocked)
+            frames, rendered = film.frames, film.final
+        else:
+            from station.fakes.tray import render_roll
+            rendered = render_roll(faces, self.rng, size=self.size, cocked=self.cocked)
+            frames = []
         with self._lock:
             self.rendered = rendered
+            self._frames = list(frames)
             self._still = rendered.image
-            self._frames = [self._tumbling(rendered.image) for _ in range(self.tumble_frames)]
 
     def capture(self) -> np.ndarray:
         with self._lock:
-            if self._still is None:
-                self._still = np.full((self.size[1], self.size[0], 3), (168, 172, 172), np.uint8)
+            if self._still is None:            # nothing rolled yet: an empty tray
+                from station.fakes.tray import render_roll
+                self._still = render_roll([], self.rng, size=self.size).image
             return self._frames.pop(0) if self._frames else self._still
 
     def close(self) -> None:
@@ -58,12 +67,3 @@ class SyntheticTray:
             value = "hit" if self.rng.random() < 2 / 6 else "arrow"
             return Face("scatter", value, float(self.rng.uniform(0, 360)))
         return Face("d6", D6_FACES[int(self.rng.integers(6))])
-
-    def _tumbling(self, still: np.ndarray) -> np.ndarray:
-        h, w = still.shape[:2]
-        angle = float(self.rng.uniform(-25, 25))
-        shift = self.rng.uniform(-0.08, 0.08, size=2) * (w, h)
-        matrix = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
-        matrix[:, 2] += shift
-        moved = cv2.warpAffine(still, matrix, (w, h), borderMode=cv2.BORDER_REFLECT)
-        return cv2.blur(moved, (9, 3))

@@ -76,6 +76,37 @@ def open_laser(settings: dict[str, Any], *, simulate: bool,
     return TransportGauge(device, settings["port"], settings["baud"], settings["timeout_seconds"])
 
 
+class SettleWatcher:
+    """`station.vision.settle` as the tray source wants it: "still" exactly once per still
+    period of `still_s` seconds, "rolling"/"hand" while something moves, else "quiet".
+
+    The detector calls a scene "empty" when it matches the first frame it saw; a watcher is
+    made at each request, so dice already lying still when ROLL is pressed look "empty" to
+    it. They are read all the same: the tray source then judges what is there (an empty tray
+    gets "roll the dice"), and any later reading needs motion first.
+    """
+
+    def __init__(self, still_s: float) -> None:
+        from station.vision.settle import SettleConfig, SettleDetector
+        self.still_s = still_s
+        self.detector = SettleDetector(SettleConfig(still_s=still_s))
+        self.read = False
+
+    def feed(self, frame: np.ndarray, t: float) -> str:
+        update = self.detector.update(frame, t)
+        if update.state in ("rolling", "hand"):
+            self.read = False
+            return update.state
+        if update.still_for >= self.still_s and not self.read:
+            self.read = True
+            return "still"
+        return "quiet"
+
+
+def settle_watcher(still_s: float) -> SettleWatcher:
+    return SettleWatcher(still_s)
+
+
 def tray_reader(calibration_path: str) -> Callable[[np.ndarray], list[Any]]:
     """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile."""
     from station.vision import read_tray
@@ -86,9 +117,9 @@ def tray_reader(calibration_path: str) -> Callable[[np.ndarray], list[Any]]:
 
 
 def load_tray_calibration(path: str) -> Any:
-    from station.vision.calibration import load_profile
+    from station.vision.calibration import TrayCalibration
     try:
-        return load_profile(path)
-    except (OSError, ValueError) as error:
+        return TrayCalibration.load(path)
+    except (OSError, ValueError, KeyError) as error:
         raise ConfigError("camera.calibration", f"cannot load {path} ({error})",
                           "Make one with `station calibrate tray IMAGE`, or leave it empty") from None

@@ -212,7 +212,7 @@ class Session:
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice
         action = rules.get(choice.ruling)
-        details = [action.summary] + [f"dice: {', '.join(action.dice)}"] if action.dice else [action.summary]
+        details = [action.summary]
         prompt = message or "Press ROLL, then roll the dice (hold ROLL to type them in)"
         self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),
                                                 prompt=prompt, level=level))

@@ -34,9 +34,13 @@ class Cancelled(Exception):
     """The player gave up the roll (NEXT ACTION) or no roll came in time."""
 
 
+MOTION = ("moving", "rolling", "hand")
+
+
 class SettleWatcher(Protocol):
     def feed(self, frame: np.ndarray, t: float) -> str:
-        """"still" once the dice have lain still long enough; else "moving", "empty", "hand"."""
+        """"still" once per still period, when the tray has been still long enough to read;
+        one of MOTION while something moves; anything else ("quiet") otherwise."""
         ...
 
 
@@ -111,7 +115,7 @@ class TraySource:
     def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         if self.manual:
             return self._typed(kind, count, purpose)
-        headline = _dice_words(kind, count).upper()
+        headline = "ROLL " + _dice_words(kind, count).upper()
         self.host.prompt("waiting", headline, f"Roll {purpose}")
         expect = getattr(self.camera, "expect", None)
         if expect:
@@ -133,11 +137,12 @@ class TraySource:
                 raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
             frame = self.camera.capture()
             seen = watcher.feed(frame, self.clock())
-            if seen != "still" or not moved:
-                moved = moved or seen != "still"
-                if seen not in ("still", "empty") and state != "settling":
+            if seen in MOTION:
+                moved = True
+                if state != "settling":
                     state = "settling"
                     self.host.prompt("settling", headline, f"Waiting for the dice to stop: {purpose}")
+            if seen != "still" or not moved:
                 time.sleep(self.period)
                 continue
             self.host.prompt("reading", headline, f"Reading {purpose}")
@@ -155,6 +160,7 @@ class TraySource:
                              frame=frame, marks=verdict.marks)
             if expect:                        # the players are asked to roll again
                 expect(kind, count, purpose)
+                watcher = self.new_watcher()  # (the simulated tray films a new scene)
             state, moved = "waiting", False
 
     def _typed(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
