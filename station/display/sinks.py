@@ -187,6 +187,10 @@ class LumaSink:
         except ImportError as error:
             raise SinkUnavailable("the lcd display needs luma: pip install 'station[lcd]', or drop "
                                   "lcd from display.sinks") from error
+        if driver == "dummy":                 # luma's in-memory device: keeps the last image
+            from luma.core.device import dummy
+            self._device = dummy(width=size[0], height=size[1], mode="1")
+            return
         device_class = None
         for module in ("luma.oled.device", "luma.lcd.device"):
             try:

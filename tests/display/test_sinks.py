@@ -1,0 +1,68 @@
+"""Display sinks: PNG files, the terminal, luma's dummy device, pygame's dummy video driver."""
+
+import io
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from station.display.sinks import Display, LumaSink, PngSink, PygameSink, TerminalSink
+
+
+def test_png_sink_numbers_every_screen(tmp_path, screens):
+    sink = PngSink(tmp_path, (800, 480))
+    sink.show(screens["idle"])
+    sink.show(screens["resolved"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0001-idle.png", "0002-resolved.png"]
+    assert Image.open(tmp_path / "0002-resolved.png").size == (800, 480)
+
+
+def test_terminal_sink_plain_and_fancy(screens):
+    plain = io.StringIO()
+    TerminalSink(plain, fancy=False).show(screens["resolved"])
+    text = plain.getvalue()
+    assert "Impaler spear" in text and "HIT" in text and "chance 58.3%" in text
+    assert "4(red) 5(red) ?(white)!cocked" in text and "\x1b" not in text
+    fancy = io.StringIO()
+    TerminalSink(fancy, fancy=True).show(screens["resolved"])
+    out = fancy.getvalue()
+    assert out.startswith("\x1b[H\x1b[2J") and "▀" in out and "HIT" in out and "WM-RNG-2" in out
+
+
+def test_luma_dummy_device_gets_the_compact_layout(screens):
+    pytest.importorskip("luma.core")
+    sink = LumaSink("dummy", "i2c", 1, 0x3C, (128, 64))
+    sink.show(screens["resolved"])
+    image = sink._device.image
+    assert image.size == (128, 64) and image.mode == "1"
+    lit = np.asarray(image.convert("L")).mean() / 255
+    assert 0.05 < lit < 0.6                                          # text drawn, not a blank
+
+
+def test_pygame_sink_on_the_dummy_video_driver(screens, monkeypatch):
+    pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    sink = PygameSink((800, 480))
+    sink.show(screens["resolved"])
+    assert sink._surface.get_at((400, 470))[:3] != (0, 0, 0)          # the bottom bar is drawn
+    sink.close()
+
+
+def test_a_failing_sink_is_dropped_and_named_on_the_others(screens):
+    class Unplugged:
+        name = "lcd"
+
+        def show(self, screen):
+            raise OSError("I2C device not found")
+
+        def close(self):
+            pass
+
+    out = io.StringIO()
+    display = Display([Unplugged(), TerminalSink(out, fancy=False)])
+    display.show(screens["idle"])
+    assert "display lcd: stopped (I2C device not found)" in out.getvalue()
+    assert [s.name for s in display.sinks] == ["terminal"]
+    display.show(screens["idle"])
+    assert out.getvalue().count("display lcd") == 2
