@@ -65,6 +65,7 @@ DEFAULTS: dict[str, Any] = {
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
+NAMES_OR_NUMBERS = {("camera", "device"), *(("controls", key) for key in PIN_KEYS)}
 TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
               list: "a list", dict: "a table"}
 
@@ -148,8 +149,8 @@ def _merge(defaults: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
             expected = type(defaults[section][key])
             if expected is float and isinstance(item, int):
                 item = float(item)
-            pin_name = section == "controls" and key in PIN_KEYS and isinstance(item, str)
-            if not pin_name and (not isinstance(item, expected)
+            named = (section, key) in NAMES_OR_NUMBERS and isinstance(item, str)
+            if not named and (not isinstance(item, expected)
                                  or (expected is int and isinstance(item, bool))):
                 raise ConfigError(f"{section}.{key}", f"must be {TYPE_WORDS[expected]}, not {item!r}",
                                   f"The default is {defaults[section][key]!r}")

@@ -98,4 +98,6 @@ class Screen:
             lines.append(f"{name}: {problem}")
         if self.prompt:
             lines.append(("! " if self.level != "info" else "> ") + self.prompt)
+        if self.entry_id is not None:
+            lines.append(f"journal #{self.entry_id}")
         return lines

@@ -104,8 +104,7 @@ class Station:
             self.camera = open_camera(camera_settings,
                                       simulate_rng=np.random.default_rng(options.seed))
         except CameraError as error:
-            raise ConfigError(f"camera.source = {camera_settings['source']!r}", str(error),
-                              "Fix the camera or the setting; --simulate runs without one") from error
+            raise ConfigError("camera", str(error), "(--simulate runs the station without one)") from error
         self._stack.callback(self.camera.close)
 
         from station.service.devices import open_laser, settle_watcher, tray_reader
