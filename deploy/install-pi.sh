@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Install the station as a service on a Raspberry Pi (Raspberry Pi OS Bookworm or Trixie).
+#   sudo deploy/install-pi.sh            from a clone of the repository, on the Pi
+# What it does (docs/service.md explains each step):
+#   1. apt: picamera2 (libcamera's Python bindings are not on PyPI), OpenCV, numpy, lgpio,
+#      pygame, and the tools for the serial port and the Bluetooth laser tapes;
+#   2. a venv in /opt/station/venv made with --system-site-packages, so it sees apt's
+#      picamera2, and pip held to apt's numpy (and apt's OpenCV when it is new enough),
+#      because picamera2 and simplejpeg are built against apt's numpy;
+#   3. a `station` user in the groups that own the camera, GPIO, serial, I2C and SPI;
+#   4. /etc/station/station.toml from station.example.toml (kept if it exists);
+#   5. the systemd unit, enabled and started.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv=/opt/station/venv
+[ "$(id -u)" = 0 ] || { echo "run me with sudo" >&2; exit 2; }
+
+apt-get update
+apt-get install -y python3-venv python3-pip python3-picamera2 python3-numpy python3-opencv \
+  python3-lgpio python3-pygame python3-serial bluez
+
+python3 -m venv --system-site-packages "$venv"
+constraints="$(mktemp)"
+python3 - >"$constraints" <<'PY'
+import numpy, cv2
+print(f"numpy=={numpy.__version__}")                         # never replace apt's numpy
+major, minor = (int(v) for v in cv2.__version__.split(".")[:2])
+if (major, minor) >= (4, 8):                                   # Trixie: apt's OpenCV will do
+    print(f"opencv-python-headless=={cv2.__version__}")
+else:                                                          # Bookworm (4.6): a wheel for numpy 1.x
+    print("opencv-python-headless==4.9.0.80")
+PY
+if grep -q "opencv-python-headless==4.9" "$constraints"; then
+  # the wheel goes into the venv and shadows apt's older cv2; numpy stays apt's
+  "$venv/bin/pip" install -c "$constraints" "$repo[lcd]"
+else
+  # apt's cv2 is importable as it is: install the station without asking pip for OpenCV
+  "$venv/bin/pip" install -c "$constraints" --no-deps "$repo"
+  "$venv/bin/pip" install -c "$constraints" pyserial gpiozero pillow luma.oled luma.lcd
+fi
+rm -f "$constraints"
+"$venv/bin/python" -c "import picamera2, cv2, numpy; print('picamera2 ok, OpenCV', cv2.__version__, 'numpy', numpy.__version__)"
+
+id station >/dev/null 2>&1 || useradd --system --home /var/lib/station --create-home station
+for group in video render input gpio dialout i2c spi tty; do
+  getent group "$group" >/dev/null && usermod -aG "$group" station
+done
+
+install -d /etc/station
+if [ ! -f /etc/station/station.toml ]; then
+  sed -e 's|^path = "~/.local/share/station/journal.sqlite"|path = "/var/lib/station/journal.sqlite"|' \
+    "$repo/station.example.toml" >/etc/station/station.toml
+  echo "wrote /etc/station/station.toml: set the camera, laser, pins and actions there"
+fi
+
+install -m 644 "$repo/deploy/station.service" /etc/systemd/system/station.service
+systemctl daemon-reload
+systemctl enable --now station
+systemctl --no-pager status station || true
