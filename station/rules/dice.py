@@ -139,7 +139,7 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
         rec.step("DICE-3", f"D3 = D6 halved, rounded up: {d3}")
     total = rolled.total
     because = ("DICE-4", "the re-roll stands") if reroll else (
-        "DICE-1", f"{expr} = {rolled.describe()}")
+        "DICE-1", f"{expr}: {rolled.describe() if len(rolled.d6) <= 6 else f'{len(rolled.d6)} dice'}")
     if total == "misfire":
         rec.step("SCAT-3", "the artillery die shows MISFIRE: the roll is a misfire")
         because = ("SCAT-3", "the artillery die misfired")

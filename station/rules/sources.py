@@ -87,8 +87,7 @@ class ScriptedSource:
             if self.used >= len(self.tokens):
                 given = len(self.tokens)
                 raise DiceExhausted(kind, count - i, purpose,
-                                    f"{given} face{'' if given == 1 else 's'} given, "
-                                    f"{count - i} more needed")
+                                    f"{given} face{'' if given == 1 else 's'} given")
             token = self.tokens[self.used]
             face = token_to_face(token, kind)
             if face is None:
