@@ -330,6 +330,7 @@ def aoe(rec: Record, rat: int, defence: int, power: int, aoe: str, rng: float,
                                deviation_direction=None, deviation_in=None, **common)
         if target_in_melee:
             rec.step("WM-MEL-1", "an AOE attack that misses a target in melee deviates instead")
+        rec.step("WM-AOE-2", "a miss: the AOE deviates from the centre of the intended target")
         p_result, from_in, origin = 1 - p_hit, distance, "the target's centre"
         reason = f"missed ({because[1]})"
     direction, rolled, capped, p_dev = deviate(rec, from_in, "d6", origin)
@@ -517,7 +518,8 @@ def slam(rec: Record, strength: int, wall_in: float | None, boosted: bool,
     p_walled = D6.prob(lambda f: wall_in is not None and wall_in < f)
     p_moved = p_walled if walled else D6.prob(rolled)
     return damage_roll(rec, "WM-SLAM-1", "slam", strength, walled, boosted, arm,
-                       p_before=p_moved, before=f"moved {moved:g}\", ",
+                       p_before=p_moved,
+                       before=f"moved {moved:g}\"{' into the wall' if walled else ''}, ",
                        slam_rolled_in=rolled, moved_in=moved, hit_wall=walled)
 
 
