@@ -89,7 +89,7 @@ def step_agility(attacks: Attacks, first_round: bool) -> tuple[int, list[str]]:
         agility = 0
     elif attacks.charged and first_round:
         agility += 1
-        why.append(f"charged: {attacks.agility}+1 (T9A-MEL-4)")
+        why.append(f"charged, {attacks.agility}+1 by T9A-MEL-4")
     if agility > 10:
         why.append(f"{agility} strikes at 10")
     elif agility < 0:

@@ -142,7 +142,7 @@ def render(outcome: Outcome, seed: int | None = None) -> str:
                                                        if seed is not None else ""))
     else:
         lines.append("  dice   none needed")
-    fields = [f"{k} {_field(v)}" for k, v in outcome.fields.items()
+    fields = [_named(k, v) for k, v in outcome.fields.items()
               if v is not None and k != "headline"]
     if fields:
         lines.append(f"  result {' · '.join(fields)}")
@@ -159,11 +159,20 @@ def render(outcome: Outcome, seed: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def _named(key: str, value) -> str:
+    """`deviation_in 2.75` → `deviation 2.75"`, `bearing_deg 30` → `bearing 30°`."""
+    unit = ""
+    for suffix, mark in (("_in", '"'), ("_deg", "°")):
+        if key.endswith(suffix):
+            key, unit = key[: -len(suffix)], mark
+    return f"{key.replace('_', ' ')} {_field(value)}{unit}"
+
+
 def _field(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        return f"{round(value, 2):g}"
     if isinstance(value, list):
         return "[" + ", ".join(_field(v) for v in value) + "]"
     return str(value)
