@@ -138,8 +138,8 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     if d3:
         rec.step("DICE-3", f"D3 = D6 halved, rounded up: {d3}")
     total = rolled.total
-    because = ("DICE-4", "the re-roll stands") if reroll else (
-        "DICE-1", f"{expr}: {rolled.describe() if len(rolled.d6) <= 6 else f'{len(rolled.d6)} dice'}")
+    shown = rolled.describe() if len(rolled.d6) <= 6 else f"{len(rolled.d6)} dice"
+    because = ("DICE-4", "the re-roll stands") if reroll else ("DICE-1", f"{expr}: {shown}")
     if total == "misfire":
         rec.step("SCAT-3", "the artillery die shows MISFIRE: the roll is a misfire")
         because = ("SCAT-3", "the artillery die misfired")
@@ -172,7 +172,8 @@ def rolloff(rec: Record) -> Outcome:
         winner = 1 if p1 > p2 else 2
         rec.step("DICE-5", f"round {n}: {p1} - {p2}, player {winner} wins")
         return rec.outcome(f"player {winner}", Fraction(1, 2), f"player {winner} wins",
-                           because=("DICE-5", f"{p1}-{p2} in round {n}"), winner=winner, rounds=rounds, headline=f"PLAYER {winner} WINS")
+                           because=("DICE-5", f"{p1}-{p2} in round {n}"), winner=winner,
+                           rounds=rounds, headline=f"PLAYER {winner} WINS")
 
 
 @action("dice.allocate", "Randomly pick one of N subjects (models, units) with a D6",

@@ -20,6 +20,14 @@ def test_meas1_units_and_base_to_base():
     assert not geo.in_base_contact((0, 0), 1, (1.01, 0), 1)
 
 
+def test_meas2_laser_reading_to_base_to_base_inches():
+    assert geo.laser_base_to_base_in(254.0) == pytest.approx(10)
+    # device 12.7 mm behind the base edge, spot on a 25 mm base's model: 12.5 mm radius
+    assert geo.laser_base_to_base_in(254.0, -12.7, 12.5) == pytest.approx(
+        (254 - 12.7 - 12.5) / 25.4)
+    assert geo.laser_base_to_base_in(5, 0, 12.5) == 0
+
+
 def test_meas3_move_toward_a_point_along_the_centre_line():
     assert geo.move_toward((0, 0), (3, 4), 2.5) == pytest.approx((1.5, 2.0))
 
