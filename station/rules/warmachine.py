@@ -87,7 +87,7 @@ def roll_bonus(rec: Record, rat: int, aim: bool, magic: bool, back_strike: bool,
         bonus -= 4
         parts.append("target in melee -4")
     if len(parts) > 1:
-        rec.step("WM-RNG-4", f"attack roll bonus {' '.join(parts)} = {bonus:+d}")
+        rec.step("WM-RNG-4", f"attack roll bonus: {', '.join(parts)} → {bonus:+d}")
     return bonus
 
 

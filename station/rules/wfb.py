@@ -27,7 +27,7 @@ def _check_scatter(values: dict) -> None:
         check=_check_scatter)
 def scatter(rec: Record, distance: ex.Expr) -> Outcome:
     """SCAT-1 scatter; SCAT-2 the arrow's real bearing; SCAT-3 artillery-die misfire."""
-    face = rec.take("scatter", 1, f"scatter die (rolled with {distance})")[0]
+    face = rec.take("scatter", 1, f"scatter direction (rolled with {distance})")[0]
     bearing = face.bearing_deg
     if face.value == "hit":
         rec.step("SCAT-1", "HIT: the object does not move; the distance dice are ignored")
