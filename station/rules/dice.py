@@ -146,7 +146,8 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     elif not expr.is_scatter:
         rec.step("DICE-2", f"natural {rolled.describe()}; total {total}")
     dist = expr_dist(expr, reroll_dice)
-    allowed = not (reroll or any_die_rerolled or expr.has_artillery or expr.is_scatter)
+    allowed = first_faces > 0 and not (reroll or any_die_rerolled or expr.has_artillery
+                                       or expr.is_scatter)
     fields: dict = {"total": total, "expr": str(expr)}
     if rolled.scatter is not None:
         fields["bearing_deg"] = rolled.scatter.bearing_deg

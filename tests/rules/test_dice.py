@@ -85,6 +85,11 @@ def test_dice4_both_reroll_kinds_refused(run):
         run("dice.roll", "expr=2D6", "reroll=1", "reroll_dice=1", dice="1 1 1 1")
 
 
+def test_dice4_a_constant_has_nothing_to_reroll(run):
+    out = run("dice.roll", "expr=5")
+    assert out.fields["total"] == 5 and out.odds == 1 and not out.rerollable
+
+
 def test_scatter_die_roll(run):
     out = run("dice.roll", "expr=S", dice="hit@12")
     assert out.outcome == "hit" and out.fields["bearing_deg"] == 12

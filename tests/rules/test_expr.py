@@ -1,7 +1,7 @@
 """DICE-1: the dice-expression grammar."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from station.rules.expr import Artillery, Const, Dice, Expr, ExprError, Scatter, Term, parse
@@ -75,11 +75,13 @@ def expressions(draw):
     return Expr(tuple(out))
 
 
+@settings(deadline=None)
 @given(expressions())
 def test_property_round_trip(expression):
     assert parse(str(expression)) == expression
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="dDaAsSx*+-0123456789 q()", max_size=12))
 def test_property_parser_either_parses_or_names_a_column(text):
     try:

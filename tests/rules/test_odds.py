@@ -102,6 +102,7 @@ def test_property_odds_sum_to_one_and_match_enumeration(text, reroll):
     assert dist.probabilities() == brute_force(text, frozenset(reroll))
 
 
+@settings(deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=6), st.integers(1, 4))
 def test_property_repeat_is_convolution(weights, n):
     if not any(weights):

@@ -121,6 +121,7 @@ def test_random_source_with_seed_is_reproducible(capsys):
     (["roll", "2D6+"], "column 5"),
     (["roll", "2D6", "--dice", "1", "1", "--seed", "3"], "not both"),
     (["resolve", "wm.ranged", "rat"], "name=value"),
+    (["resolve", "wm.ranged", "--dice", "6", "6", "rat=5"], "put name=value parameters before"),
 ])
 def test_bad_input_exits_2_with_a_clear_message(capsys, argv, message):
     assert message in cli_error(capsys, *argv)

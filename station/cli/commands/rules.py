@@ -96,11 +96,16 @@ def _roll(args: argparse.Namespace) -> int:
 def _run(name: str, items: list[str], args: argparse.Namespace) -> int:
     if args.dice is not None and args.seed is not None:
         raise UsageError("use --dice (typed faces) or --seed (random faces), not both")
+    tokens = split_tokens(args.dice or [])
+    misplaced = [t for t in tokens if "=" in t]
+    if misplaced:
+        raise UsageError(f"{misplaced[0]!r} is a parameter, not a face: put name=value "
+                         "parameters before --dice")
     try:
         params = parse_params(name, items)
         seed = None
         if args.dice is not None:
-            source = ScriptedSource(split_tokens(args.dice))
+            source = ScriptedSource(tokens)
         else:
             seed = args.seed if args.seed is not None else secrets.randbelow(2 ** 31)
             source = RandomSource(seed)
