@@ -125,10 +125,17 @@ def test_wm_trm1_trample_moves_through_small_stops_at_medium():
     assert result.travelled_in == pytest.approx(7 - geo.mm_to_in(45))
 
 
-def test_models_touching_at_the_start_are_ignored_when_moving_away():
-    thrower = Model.wm("thrower", (0, -MEDIUM), "medium")
+@pytest.mark.parametrize("gap", [1.0, 0.95])  # touching, or overlapping a little
+def test_models_touching_at_the_start_are_ignored_when_moving_away(gap):
+    thrower = Model.wm("thrower", (0, -MEDIUM * gap), "medium")
     result = geo.straight_path((0, 0), (0, 5), MEDIUM, [thrower], lambda m: False)
     assert result.blocked_by is None and result.travelled_in == 5
+
+
+def test_moving_into_a_base_already_touched_stops_at_once():
+    ahead = Model.wm("ahead", (0, MEDIUM * 0.95), "medium")
+    result = geo.straight_path((0, 0), (0, 5), MEDIUM, [ahead], lambda m: False)
+    assert result.blocked_by is ahead and result.travelled_in == 0
 
 
 def test_wm_thr2_falls_with_less_than_an_inch_of_ground():
