@@ -92,6 +92,11 @@ def _d3_note(expression: ex.Expr, d6: list[int]) -> str | None:
     return ", ".join(notes) if notes else None
 
 
+def _faces_words(faces: frozenset[int]) -> str:
+    """{1, 2} → "1/2s" (as in "re-roll the 1/2s")."""
+    return "/".join(map(str, sorted(faces))) + "s"
+
+
 def _result_words(total: int | str) -> str:
     return {"misfire": "MISFIRE", "hit": "HIT", "arrow": "ARROW"}.get(str(total), str(total))
 
@@ -126,8 +131,7 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     elif reroll_dice:
         again = [i for i, f in enumerate(rolled.d6) if f in reroll_dice]
         if again:
-            faces = sorted(reroll_dice)
-            new = rec.take("d6", len(again), f"re-roll of the {'/'.join(map(str, faces))}s")
+            new = rec.take("d6", len(again), f"re-roll of the {_faces_words(reroll_dice)}")
             old = [rolled.d6[i] for i in again]
             for i, face in zip(again, new):
                 rolled.d6[i] = int(face.value)
@@ -152,7 +156,9 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     if rolled.scatter is not None:
         fields["bearing_deg"] = rolled.scatter.bearing_deg
     return rec.outcome(str(total), dist.prob(total),
-                       f"{expr} gives {_result_words(total)}", because=because,
+                       f"{expr}{' re-rolling ' + _faces_words(reroll_dice) if reroll_dice else ''}"
+                       f" gives {_result_words(total)}",
+                       because=because,
                        reroll_faces=first_faces if allowed else None, **fields)
 
 
