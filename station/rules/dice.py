@@ -197,25 +197,37 @@ def allocate(rec: Record, subjects: int) -> Outcome:
         rec.step("DICE-6", "one subject: no roll needed")
         return rec.outcome("1", Fraction(1), "subject 1", subject=1, headline="SUBJECT 1",
                            because=("DICE-6", "only one subject"))
-    digits = 1
-    while 6 ** digits < subjects:
-        digits += 1
-    block = 6 ** (digits - 1)
-    blocks = round_up_div(subjects, block)
-    while True:
-        first = _face_until(rec, blocks, "random allocation" + (", block" if digits > 1 else ""))
-        index = (first - 1) * block
-        for level in range(digits - 2, -1, -1):
-            face = int(rec.take("d6", 1, "random allocation, within the block")[0].value)
-            index += (face - 1) * 6 ** level
-        index += 1
-        if index <= subjects:
-            break
-        rec.step("DICE-6", f"those dice name {index}, above {subjects}: roll again")
+    index = random_pick(rec, subjects, "random allocation")
     rec.step("DICE-6", f"subject {index} of {subjects}")
     return rec.outcome(str(index), Fraction(1, subjects), f"subject {index}", subject=index,
                        headline=f"SUBJECT {index}",
                        because=("DICE-6", f"{index} of {subjects}, each equally likely"))
+
+
+def random_pick(rec: Record, count: int, what: str, divide_evenly: bool = False) -> int:
+    """DICE-6: pick 1..count (count ≥ 2), each exactly equally likely.
+
+    With `divide_evenly` and a count that divides six (2, 3, 6), one d6 is split into equal
+    ranges (WM-MEL-1: 1-3 / 4-6). Otherwise the dice are base-6 digits, most significant
+    first: the first is re-rolled while it names no block (a single die: no subject), and
+    all of them are rolled again when they name a number above `count`."""
+    if divide_evenly and 6 % count == 0:
+        face = int(rec.take("d6", 1, what)[0].value)
+        return (face - 1) * count // 6 + 1
+    digits = 1
+    while 6 ** digits < count:
+        digits += 1
+    block = 6 ** (digits - 1)
+    blocks = round_up_div(count, block)
+    while True:
+        index = (_face_until(rec, blocks, what + (", block" if digits > 1 else "")) - 1) * block
+        for level in range(digits - 2, -1, -1):
+            face = int(rec.take("d6", 1, f"{what}, within the block")[0].value)
+            index += (face - 1) * 6 ** level
+        index += 1
+        if index <= count:
+            return index
+        rec.step("DICE-6", f"those dice name {index}, above {count}: roll again")
 
 
 def _face_until(rec: Record, highest: int, what: str) -> int:
@@ -224,7 +236,7 @@ def _face_until(rec: Record, highest: int, what: str) -> int:
         face = int(rec.take("d6", 1, what)[0].value)
         if face <= highest:
             return face
-        rec.step("DICE-6", f"{face} names no {'subject' if 'block' not in what else 'block'}"
+        rec.step("DICE-6", f"{face} names no {'block' if what.endswith('block') else 'subject'}"
                            f" (1-{highest}): re-roll")
 
 

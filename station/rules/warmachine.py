@@ -8,6 +8,7 @@ from functools import lru_cache
 from itertools import product
 
 from station.rules import geometry as geo
+from station.rules.dice import random_pick
 from station.rules.odds import D6, Dist, half_up
 from station.rules.outcome import Outcome, Record, RuleRefused
 from station.rules.registry import (FLAG, INCHES, Param, action, choice_type, int_list_type,
@@ -135,22 +136,15 @@ def _pair(names: tuple[str, str]):
 
 
 def choose_other(rec: Record, count: int) -> int:
-    """WM-MEL-1: pick one of `count` models at random (0-based); a d6 divided evenly, or
-    re-rolled while it names no model when six does not divide (DICE-6)."""
+    """WM-MEL-1: pick one of `count` other models at random (0-based): a d6 divided evenly
+    for 2, 3 or 6 models, otherwise DICE-6 (re-rolled while it names no model)."""
     if count == 1:
         rec.step("WM-MEL-1", "one other model in the combat: it becomes the target")
         return 0
-    while True:
-        face = int(rec.take("d6", 1, f"random new target among {count} models")[0].value)
-        if 6 % count == 0:
-            index = (face - 1) * count // 6
-            break
-        if face <= count:
-            index = face - 1
-            break
-        rec.step("DICE-6", f"{face} names no model (1-{count}): re-roll")
-    rec.step("WM-MEL-1", f"d6 {face}: the attack is re-rolled against model {index + 1}")
-    return index
+    index = random_pick(rec, count, f"random new target among {count} models",
+                        divide_evenly=True)
+    rec.step("WM-MEL-1", f"the attack is re-rolled against model {index}")
+    return index - 1
 
 
 # --- ranged attacks ---------------------------------------------------------------------

@@ -311,3 +311,15 @@ def test_wm_trm1_trample(run):
 
 def test_wm_trample_odds_match_enumeration(odds_check):
     odds_check("wm.trample", "spd=5", "mat=6", "str=12", "defs=12")
+
+
+def test_wm_mel1_more_than_six_models_uses_the_dice6_blocks(run):
+    others = "others=" + ",".join(["5"] * 8)
+    # miss (2+2+1 < 13); block die 2, within 2 → model 8; its roll 3+3+1 ≥ 5 hits
+    out = run("wm.ranged", "rat=5", "def=13", "target_in_melee=1", others,
+              dice="2 2 2 2 3 3")
+    assert out.fields["struck"] == "other 8"
+    # block 2, within 3 names 9: both again; then 1, 4 → model 4
+    out = run("wm.ranged", "rat=5", "def=13", "target_in_melee=1", others,
+              dice="2 2 2 3 1 4 3 3")
+    assert out.fields["struck"] == "other 4"
