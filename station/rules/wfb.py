@@ -9,7 +9,7 @@ from station.rules import geometry as geo
 from station.rules.dice import roll_expr
 from station.rules.odds import SCATTER, expr_dist
 from station.rules.outcome import Outcome, Record, RuleRefused
-from station.rules.registry import EXPR, INCHES, Param, ParamType, action, choice_type
+from station.rules.registry import EXPR, Param, ParamType, action, choice_type
 
 
 def _check_scatter(values: dict) -> None:

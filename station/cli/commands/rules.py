@@ -17,7 +17,7 @@ from station.rules.actions import list_actions, parse_params, resolve
 from station.rules.faces import DiceExhausted
 from station.rules.outcome import Outcome
 from station.rules.registry import Action
-from station.rules.sources import FaceError, RandomSource, ScriptedSource, split_tokens
+from station.rules.sources import RandomSource, ScriptedSource, split_tokens
 
 FACES_HELP = ("the faces in the order the ruling consumes them: integers (d6 faces, artillery "
               "2-10), misfire, hit, hit@DEG, arrow@DEG (scatter die with its bearing); "
@@ -112,7 +112,7 @@ def _run(name: str, items: list[str], args: argparse.Namespace) -> int:
         outcome = resolve(name, params, source)
     except DiceExhausted as error:
         raise UsageError(f"too few faces in --dice: {error}") from None
-    except (ValueError, FaceError) as error:  # ParamError, ExprError, RuleRefused, FaceError
+    except ValueError as error:  # ParamError, ExprError, RuleRefused, FaceError
         raise UsageError(str(error)) from None
     if isinstance(source, ScriptedSource) and source.unused:
         print(f"station: note: {len(source.unused)} face(s) not used: "
