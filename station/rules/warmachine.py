@@ -263,6 +263,7 @@ def deviate(rec: Record, from_in: float, die: str, origin: str) -> tuple[int, in
                 Param("die", choice_type("d3", "d6"), "d3 for throws, d6 for AOE", "d6")),
         dice=("the direction d6", "the distance d6 (read as a d3 for throws)"))
 def deviation(rec: Record, from_in: float, die: str) -> Outcome:
+    """WM-DEV-1 on its own (a spell, a scenario, a missed attack resolved by hand)."""
     direction, rolled, capped, p = deviate(rec, from_in, die, "the intended point")
     return rec.outcome(f"direction {direction}", p, f"direction {direction}, {capped:g}\"",
                        because=("WM-DEV-1", "capped at half the distance" if capped < rolled
@@ -464,6 +465,8 @@ DAMAGE_KINDS = {
         dice=("the damage roll: 2 d6, +1 for extra_die, +1 boosted",))
 def damage(rec: Record, power: int, kind: str, extra_die: bool, boosted: bool,
            arm: int | None) -> Outcome:
+    """2d6 + POW; WM-AOE-1 blast ½POW; WM-THR-3 +1 die on contact; WM-THR-4 collateral is
+    not boostable; WM-SLAM-1 +1 die against solid terrain."""
     rule, boostable = DAMAGE_KINDS[kind]
     if boosted and not boostable:
         raise RuleRefused("WM-THR-4: collateral damage cannot be boosted")
@@ -473,6 +476,8 @@ def damage(rec: Record, power: int, kind: str, extra_die: bool, boosted: bool,
 def damage_roll(rec: Record, rule: str, kind: str, power: int, extra_die: bool, boosted: bool,
                 arm: int | None, p_before: Fraction = Fraction(1), before: str = "",
                 **fields) -> Outcome:
+    """Roll a damage roll and finish the outcome; `p_before` is the probability of what led
+    to it (the slam distance), so the odds cover the whole result."""
     if kind == "blast":
         rec.step("DICE-3", f"blast damage uses ½POW rounded up: {power} → {half_up(power)}")
         power = half_up(power)
