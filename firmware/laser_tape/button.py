@@ -32,7 +32,7 @@ class Button:
                 self._long_sent = False
             elif not self._long_sent:
                 return SHORT
-        if self._pressed and not self._long_sent \
+        if self._pressed and self._raw and not self._long_sent \
                 and ticks_diff(now, self._pressed_at) >= self.long_ms:
             self._long_sent = True
             return LONG

@@ -16,7 +16,7 @@ class Led:
         self._pin = pin
         self._clock = clock
         self._steady = IDLE
-        self._steady_at = 0
+        self._steady_at = clock.ticks_ms()
         self._flash = None
         self._flash_at = 0
 

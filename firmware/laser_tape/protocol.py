@@ -33,7 +33,7 @@ def printable(text, limit=24, lowest="!"):
     out = ""
     for ch in text[:limit]:
         out += ch if lowest <= ch <= "~" and ch != "*" else "?"
-    return out
+    return out or "-"
 
 
 class Command:
