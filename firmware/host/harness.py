@@ -72,6 +72,10 @@ class SimulatedTape:
     def lines(self) -> list[str]:
         return self.output().decode().splitlines()
 
+    def quality(self) -> str:
+        """How an `MM` line shows this module's signal quality."""
+        return str(self.module.quality) if self.module.name_ == "jrt" else "-"
+
     # --- time and the button (ManualClock only) -----------------------------------------------
     def run(self, ms: int) -> None:
         """Let `ms` milliseconds pass, the firmware polling every millisecond as on the Pico."""

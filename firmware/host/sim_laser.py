@@ -89,6 +89,7 @@ class SimulatedModule:
 
 
 class SimulatedJrt(SimulatedModule):
+    name_ = "jrt"
     REQUESTS = {
         bytes.fromhex("AA 00 00 20 00 01 00 00 21"): "measure",
         bytes.fromhex("AA 00 01 BE 00 01 00 01 C1"): "laser_on",
@@ -111,6 +112,7 @@ class SimulatedJrt(SimulatedModule):
 
 
 class SimulatedM80(SimulatedModule):
+    name_ = "m80"
     REQUESTS = {
         bytes.fromhex("80 06 02 78"): "measure",
         bytes.fromhex("80 06 05 01 74"): "laser_on",

@@ -23,4 +23,4 @@ DEBOUNCE_MS = 30          # a press must be steady this long to count
 LONG_PRESS_MS = 800       # hold this long to switch the laser pointer on or off
 MEASURE_TIMEOUT_MS = 3000 # the module has this long to answer a measurement
 LASER_TIMEOUT_MS = 800    # ... and this long to answer "laser on/off"
-PROBE_EVERY_MS = 2000     # while the module is silent, ask it again this often
+PROBE_EVERY_MS = 2000     # while the module is silent, wait this long between tries
