@@ -12,7 +12,7 @@ import threading
 
 from firmware.host import fake_machine
 from firmware.host.fake_time import ManualClock
-from firmware.host.sim_laser import MODULES
+from firmware.host.sim_laser import ModuleOnWires
 
 # The firmware imports `machine` by name, as on the Pico; CPython has none, so ours stands in.
 sys.modules.setdefault("machine", fake_machine)
@@ -58,7 +58,7 @@ class SimulatedTape:
         pins = {obj.id: obj for obj in built if isinstance(obj, fake_machine.Pin)}
         self.button = pins[config.BUTTON_PIN]
         self.led = pins[config.LED_PIN]
-        self.module = MODULES[module](self.clock)
+        self.module = ModuleOnWires.of(module, self.clock)
         self.uart.device = self.module
 
     # --- the host side ----------------------------------------------------------------------
@@ -73,8 +73,8 @@ class SimulatedTape:
         return self.output().decode().splitlines()
 
     def quality(self) -> str:
-        """How an `MM` line shows this module's signal quality."""
-        return str(self.module.quality) if self.module.name_ == "jrt" else "-"
+        """How an `MM` line shows this module's signal quality (JRT: the simulated 24)."""
+        return "24" if self.module.name == "jrt" else "-"
 
     # --- time and the button (ManualClock only) -----------------------------------------------
     def run(self, ms: int) -> None:

@@ -3,7 +3,7 @@
 import pytest
 
 from firmware.host.fake_machine import UART
-from firmware.host.sim_laser import MODULES
+from firmware.host.sim_laser import ModuleOnWires
 from firmware.laser_tape.drivers import (ACK, FAILED, LASER_OFF, LASER_ON, MEASURE, READING,
                                          JrtDriver, M80Driver)
 
@@ -66,27 +66,26 @@ def test_measurement_answers(driver, answer, event, clock):
 @pytest.mark.parametrize("driver", [JrtDriver, M80Driver])
 def test_a_frame_with_a_bad_checksum_is_skipped(driver, clock):
     uart = UART(0)
-    module = uart.device = MODULES[driver.name](clock, distance_mm=2500, delay_ms=0)
+    module = uart.device = ModuleOnWires.of(driver.name, clock)
+    module.silent = True                        # the test sends the answers itself
     tape = driver(uart, clock)
-    good = module.result_frame(2500, 3)
-    bad = good[:-1] + bytes([good[-1] ^ 0xFF])
     tape.send(MEASURE, clock.ticks_ms(), 1000)
-    module.take()
-    module._outbox.append((0, bad + good))
+    good = module.device.reading_frame(2500)
+    module.put(module.device.corrupt(good) + good)
     assert tape.poll(clock.ticks_ms())[:2] == (READING, 2500)
 
 
 @pytest.mark.parametrize("driver", [JrtDriver, M80Driver])
 def test_laser_requests_are_confirmed(driver, clock):
     uart = UART(0)
-    module = uart.device = MODULES[driver.name](clock, delay_ms=0)
+    module = uart.device = ModuleOnWires.of(driver.name, clock)
     tape = driver(uart, clock)
     for request in (LASER_ON, LASER_OFF):
         tape.send(request, clock.ticks_ms(), 500)
         assert tape.poll(clock.ticks_ms()) is None
         clock.advance(module.LASER_DELAY_MS)
         assert tape.poll(clock.ticks_ms()) == (ACK, request)
-        assert module.laser_on == (request == LASER_ON)
+    assert module.requests == [LASER_ON, LASER_OFF]
 
 
 @pytest.mark.parametrize("driver", [JrtDriver, M80Driver])
@@ -108,13 +107,13 @@ def test_silence_and_garbage_time_out(driver, clock):
 @pytest.mark.parametrize("driver", [JrtDriver, M80Driver])
 def test_a_late_answer_is_not_taken_for_the_next_one(driver, clock):
     uart = UART(0)
-    module = uart.device = MODULES[driver.name](clock, distance_mm=1000, delay_ms=1500)
+    module = uart.device = ModuleOnWires.of(driver.name, clock, distance_mm=1000, delay_ms=1500)
     tape = driver(uart, clock)
     tape.send(MEASURE, clock.ticks_ms(), 1000)
     clock.advance(1000)
     assert tape.poll(clock.ticks_ms())[1] == "timeout"
     clock.advance(600)                      # the first answer (1000 mm) arrives late
-    module.distance_mm, module.delay_ms = 2000, 100
+    module.device.distance_mm, module.delay_ms = 2000, 100
     tape.send(MEASURE, clock.ticks_ms(), 1000)
     clock.advance(100)
     assert tape.poll(clock.ticks_ms())[:2] == (READING, 2000)

@@ -42,18 +42,18 @@ def test_an_unknown_module_in_config_is_named(clock):
 
 
 def test_host_measurement(tape):
-    tape.module.distance_mm = 2345
+    tape.module.device.distance_mm = 2345
     tape.send("17 MEASURE\n")
     tape.run(399)
     assert tape.lines() == []
     assert tape.led.changes > 3                 # blinking while the module measures
     tape.run(5)
-    quality = "24" if tape.module.name_ == "jrt" else "-"
+    quality = "24" if tape.module.name == "jrt" else "-"
     assert fields(tape.lines()) == ["MM 2345 %s 17" % quality]
 
 
 def test_trigger_measurement(tape):
-    tape.module.distance_mm = 762
+    tape.module.device.distance_mm = 762
     tape.press(120)
     tape.run(500)
     assert fields(tape.lines())[:2] == ["BTN short", "MM 762 %s btn" % tape.quality()]
@@ -71,14 +71,13 @@ def test_a_bouncing_trigger_measures_once(tape):
 def test_long_press_toggles_the_laser_pointer(tape):
     tape.hold(0, 850)
     assert fields(tape.lines()) == ["BTN long", "LASER on btn"]
-    assert tape.module.laser_on and tape.app.laser_on
+    assert tape.module.requests == ["laser_on"] and tape.app.laser_on
     tape.hold(0, 1000)                          # still held: nothing more
     tape.hold(1, 100)
     assert tape.lines() == [] and tape.led.level == 1       # solid while aiming
     tape.press(900)
     assert fields(tape.lines()) == ["BTN long", "LASER off btn"]
-    assert not tape.module.laser_on
-    assert tape.module.requests == ["laser_on", "laser_off"]
+    assert tape.module.requests == ["laser_on", "laser_off"] and not tape.app.laser_on
 
 
 def test_measuring_after_aiming_turns_the_pointer_state_off(tape):
@@ -92,10 +91,10 @@ def test_measuring_after_aiming_turns_the_pointer_state_off(tape):
 
 @pytest.mark.parametrize("code,text", [(8, "signal too weak"), (5, "out of range")])
 def test_module_errors_are_reported_with_their_code(tape, code, text):
-    tape.module.errors = [code]
+    tape.module.fail_next(code)
     tape.send("4 MEASURE\n")
     tape.run(410)
-    if tape.module.name_ == "jrt":
+    if tape.module.name == "jrt":
         assert fields(tape.lines()) == ["ERR jrt:%d 4 %s" % (code, text)]
     else:
         assert fields(tape.lines()) == ["ERR m80:%02d 4 module error" % code]
@@ -149,7 +148,7 @@ def test_a_late_answer_after_a_timeout_is_not_reported_as_the_next_reading(tape)
     tape.module.delay_ms = 3500
     tape.send("1 MEASURE\n")
     tape.run(3100)
-    tape.module.distance_mm, tape.module.delay_ms = 999, 300
+    tape.module.device.distance_mm, tape.module.delay_ms = 999, 300
     tape.run(2000)                              # a probe is answered: the module is back
     assert fields(tape.lines()) == ["ERR timeout 1 laser module did not answer measure",
                                     "MODULE lost", "MODULE ok"]
@@ -159,7 +158,8 @@ def test_a_late_answer_after_a_timeout_is_not_reported_as_the_next_reading(tape)
 
 
 def test_garbage_from_the_module_is_skipped(tape):
-    tape.module.garbage = b"\x00\xaa\x80\x13\x37"
+    tape.module.device.faults.garbage = 1
+    tape.module.put(b"\x00\xaa\x80\x13\x37")
     tape.send("MEASURE\n")
     tape.run(410)
     assert fields(tape.lines()) == ["MM 1141 %s -" % tape.quality()]
@@ -190,7 +190,7 @@ def test_garbage_from_the_module_is_skipped(tape):
 def test_host_commands_and_malformed_ones(tape, sent, answer):
     tape.send(sent + "\r\n")
     tape.run(5)
-    module = tape.module.name_
+    module = tape.module.name
     baud = 19200 if module == "jrt" else 9600
     assert fields(tape.lines()) == [answer.format(module=module, baud=baud)]
 

@@ -118,11 +118,11 @@ def test_round_trip_through_the_real_firmware(module):
     """Commands from the codec are taken by the firmware; every line it writes is read."""
     codec = TapeCodec()
     tape = SimulatedTape(module)
-    tape.module.distance_mm = 1523
+    tape.module.device.distance_mm = 1523
     events = codec.feed(tape.output())
     tape.send(codec.encode("measure"))
     tape.run(450)
-    tape.module.errors = [9]
+    tape.module.fail_next(9)
     tape.press(40)
     tape.run(450)
     tape.hold(0, 900)
