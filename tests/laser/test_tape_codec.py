@@ -152,3 +152,8 @@ def test_round_trip_through_the_real_firmware(module):
     assert events[1] == Reading(1523.0, quality=quality)
     assert events[7:9] == [Notice("ok", "PING"), Notice("ok", "VERSION 1.0.0 %s" % module)]
     assert [e.detail for e in events if getattr(e, "kind", "") == "module"] == ["lost", "ok"]
+
+
+def test_noise_before_a_line_costs_only_the_noise():
+    events = TapeCodec().feed(b"\x13\x99\x37 3" + line("1 MM 1141 24 0"))
+    assert events[0].kind == "garbled" and events[1] == Reading(1141.0, quality=24.0)

@@ -3,7 +3,8 @@
 Protocol in firmware/PROTOCOL.md: ASCII lines `SEQ KIND FIELD... *CRC` ending in LF (a CR
 before it is ignored), CRC-16/CCITT-FALSE over the bytes before " *" (binascii.crc_hqx with
 initial value 0xFFFF computes exactly that). A line with a wrong CRC or an unknown shape is
-a "garbled" notice, never a distance. Sequence numbers that skip say lines were lost.
+a "garbled" notice, never a distance; noise before a good line costs only the noise.
+Sequence numbers that skip say lines were lost.
 """
 
 from __future__ import annotations
@@ -67,12 +68,18 @@ class TapeCodec(Codec):
     def _line(self, line: bytes) -> list[Event]:
         if not line.strip():
             return []
-        match = LINE.fullmatch(line)
-        if match is None or crc16(line[:match.start(4) - 2]) != int(match[4], 16):
+        match = _checked(line)
+        skipped = 0
+        while match is None and skipped < len(line) - 1:
+            skipped += 1                        # noise before a good line: find where it starts
+            match = _checked(line[skipped:])
+        if match is None:
             return [Notice("garbled", f"tape line ignored: {line[:60]!r}")]
+        events: list[Event] = []
+        if skipped:
+            events.append(Notice("garbled", f"tape: noise before a line: {line[:skipped]!r}"))
         seq, kind = int(match[1]), match[2].decode()
         fields = match[3].decode().strip()
-        events: list[Event] = []
         if kind == "HELLO":
             self._expected = None               # the tape restarted: numbering starts again
         if self._expected is not None and seq != self._expected:
@@ -95,6 +102,14 @@ class TapeCodec(Codec):
         if kind in NOTICES and fields:
             return Notice(NOTICES[kind], fields)
         return Notice("garbled", f"tape line not understood: {line[:60]!r}")
+
+
+def _checked(line: bytes) -> re.Match[bytes] | None:
+    """The line's parts if it has the tape's form and its CRC is right."""
+    match = LINE.fullmatch(line)
+    if match is None or crc16(line[:match.start(4) - 2]) != int(match[4], 16):
+        return None
+    return match
 
 
 NOTICES = {"HELLO": "hello", "BTN": "button", "LASER": "laser", "MODULE": "module"}

@@ -1,0 +1,106 @@
+"""The station's own laser tape, simulated by running its real firmware.
+
+The firmware (firmware/laser_tape, MicroPython for the Pico) runs here on CPython against a
+fake `machine` module, a real-time clock and a simulated JRT module on its UART
+(firmware/host). So `station simulate laser --device tape` and the simulated station talk to
+the same code a Pico runs. The firmware is polled whenever the host writes and on every tick;
+`press()` holds the tape's trigger like a thumb would. Unplugging the USB cable powers the
+Pico down: after `replug()` the tape starts afresh and says HELLO.
+
+Needs a checkout of the project (the firmware folder lives beside `station/`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+from station.fakes.laser.device import SimulatedDevice, simulator
+from station.laser.protocols.tape import TapeCodec
+
+CHECKOUT = Path(__file__).resolve().parents[3]
+SHORT_PRESS_S = 0.08            # a thumb's short press: past the debounce, far from long
+POLL_S = 0.001
+
+
+@simulator
+class SimulatedTape(SimulatedDevice):
+    name = "tape"
+    baudrate = TapeCodec.baudrate
+    default_error = "jrt:8"     # the module inside says "signal too weak"
+
+    def __init__(self, distance_mm: float = 1000.0, module: str = "jrt") -> None:
+        self._module = module
+        self._lock = threading.RLock()
+        self._distance_mm = distance_mm
+        self.firmware = None
+        self._boot()
+        super().__init__(distance_mm)
+
+    @property
+    def distance_mm(self) -> float:
+        return self._distance_mm
+
+    @distance_mm.setter
+    def distance_mm(self, mm: float) -> None:
+        self._distance_mm = mm
+        self.firmware.module.device.distance_mm = mm
+
+    def link_lost(self) -> None:
+        super().link_lost()
+        self._boot()
+
+    def tick(self) -> list[bytes]:
+        return [self._damaged(line) for line in self._pump()]
+
+    def hold(self, seconds: float) -> list[bytes]:
+        """Hold the trigger for `seconds` (0.8 s or more switches the laser pointer)."""
+        with self._lock:
+            self.firmware.button.level = 0
+            self._wait(seconds)
+            self.firmware.button.level = 1
+            self._wait(SHORT_PRESS_S)
+            return [self._damaged(line) for line in self._pump()]
+
+    def corrupt(self, frame: bytes) -> bytes:
+        """The line with one CRC digit changed."""
+        at = frame.rfind(b"*") + 1
+        digit = b"1" if frame[at:at + 1] != b"1" else b"2"
+        return frame[:at] + digit + frame[at + 1:]
+
+    # --- inside -------------------------------------------------------------------------------
+    def _boot(self) -> None:
+        if str(CHECKOUT) not in sys.path:
+            sys.path.append(str(CHECKOUT))    # the firmware folder is not an installed package
+        from firmware.host.fake_time import RealClock
+        from firmware.host.harness import SimulatedTape as Firmware
+
+        with self._lock:
+            self.firmware = Firmware(self._module, clock=RealClock())
+            self.firmware.module.device.distance_mm = self._distance_mm
+
+    def _commands(self, inbox: bytearray) -> list[bytes]:
+        with self._lock:
+            self.firmware.send(bytes(inbox))
+            inbox.clear()
+            return self._pump()
+
+    def _pressed(self) -> list[bytes]:
+        return self.hold(SHORT_PRESS_S)
+
+    def _wait(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.firmware.app.poll()
+            time.sleep(POLL_S)
+
+    def _pump(self) -> list[bytes]:
+        """Poll the firmware once; its complete lines out."""
+        with self._lock:
+            code = self.faults.take_error()
+            if code is not None:
+                self.firmware.module.fail_next(int(code.rpartition(":")[2]))
+            self.firmware.app.poll()
+            return self.firmware.output().splitlines(keepends=True)
