@@ -12,7 +12,7 @@ from station.laser.codec import DeviceError, Notice, Reading, UnknownCommand
 from station.laser.protocols import codec_class
 from station.laser.protocols.tape import TapeCodec, crc16
 
-PROTOCOL_MD = Path(__file__).resolve().parents[2] / "firmware" / "PROTOCOL.md"
+FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
 
 def line(body: str) -> bytes:
@@ -36,10 +36,11 @@ def test_commands_carry_a_sequence_number_and_a_crc():
         codec.encode("fly")
 
 
-def test_every_line_in_the_protocol_document_has_a_right_crc_and_decodes():
-    text = PROTOCOL_MD.read_text()
+@pytest.mark.parametrize("doc,lines", [("PROTOCOL.md", 15), ("README.md", 2)])
+def test_every_line_in_the_documents_has_a_right_crc_and_decodes(doc, lines):
+    text = (FIRMWARE / doc).read_text()
     found = re.findall(r"^(?:([<>]) )?(\d+ [A-Z].*) \*([0-9A-F]{4})$", text, flags=re.M)
-    assert len(found) >= 15
+    assert len(found) >= lines
     for direction, body, crc in found:
         assert crc16(body.encode()) == int(crc, 16), body
         if direction != ">":
