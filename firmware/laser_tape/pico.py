@@ -62,4 +62,5 @@ def run():
             app.poll()
         except Exception as error:      # a bug must not leave the tape dead in the user's hand
             app.report_fault(error)
+            time.sleep_ms(250)          # a fault that repeats must not flood the station
         time.sleep_ms(1)
