@@ -156,5 +156,24 @@ def test_round_trip_through_the_real_firmware(module):
 
 
 def test_noise_before_a_line_costs_only_the_noise():
-    events = TapeCodec().feed(b"\x13\x99\x37 3" + line("1 MM 1141 24 0"))
+    codec = TapeCodec()
+    codec.feed(line("0 HELLO laser-tape 1.0.0 jrt"))
+    events = codec.feed(b"\x13\x99\x37 3" + line("1 MM 1141 24 0"))
     assert events[0].kind == "garbled" and events[1] == Reading(1141.0, quality=24.0)
+    events = codec.feed(b"2 MM 7" + line("4 MM 1142 24 0"))        # line 2 cut short
+    assert Reading(1142.0, quality=24.0) in events
+
+
+def test_the_tails_of_a_damaged_line_do_not_pass():
+    """Found by the fuzz test: a line whose CRC was damaged has a tail ("8 MM 53564 24 -")
+    whose own CRC happens to be the damaged one. Its sequence number gives it away."""
+    codec = TapeCodec()
+    codec.feed(line("3537 BTN short"))
+    damaged = b"3538 MM 53564 24 - *1E93\n"
+    assert crc16(b"8 MM 53564 24 -") == 0x1E93 != crc16(b"3538 MM 53564 24 -")
+    assert [e.kind for e in codec.feed(damaged)] == ["garbled"]
+
+
+def test_noise_before_the_first_line_loses_that_line():
+    events = TapeCodec().feed(b"\x13\x99" + line("1 MM 1141 24 0"))
+    assert [e.kind for e in events] == ["garbled"]

@@ -64,6 +64,13 @@ class SimulatedTape(SimulatedDevice):
             self._wait(SHORT_PRESS_S)
             return [self._damaged(line) for line in self._pump()]
 
+    def reading_frame(self, mm: float) -> bytes:
+        """The line the tape's firmware writes for a reading of `mm` (its own formatter)."""
+        return self._said("MM", str(round(mm)), "24", "-")
+
+    def error_frame(self, code: str) -> bytes:
+        return self._said("ERR", code, "-", "simulated module error")
+
     def corrupt(self, frame: bytes) -> bytes:
         """The line with one CRC digit changed."""
         at = frame.rfind(b"*") + 1
@@ -80,6 +87,14 @@ class SimulatedTape(SimulatedDevice):
         with self._lock:
             self.firmware = Firmware(self._module, clock=RealClock())
             self.firmware.module.device.distance_mm = self._distance_mm
+
+    def _said(self, *fields: str) -> bytes:
+        with self._lock:
+            pending = self.firmware.output()
+            self.firmware.app.say(*fields)
+            line = self.firmware.output()
+            self.firmware.link.from_tape[:0] = pending
+            return line
 
     def _commands(self, inbox: bytearray) -> list[bytes]:
         with self._lock:

@@ -23,8 +23,9 @@ COMMANDS = {
     "config": "CONFIG",
 }
 SEQ_LIMIT = 65536
+MAX_SKIPPED_LINES = 4          # after noise, a line this many beyond the expected one counts
 MAX_LINE = 256                  # the tape's longest line is far shorter: garbage past this
-LINE = re.compile(rb"(\d{1,5}) ([A-Z]+)((?: [!-~]+)*) \*([0-9A-F]{4})")
+LINE = re.compile(rb"(\d{1,5}) ([A-Z]+)((?: [!-~]+)*) \*([0-9A-F]{4})\Z")
 MM = re.compile(r"(\d{1,7}) (\d{1,5}|-) (\S+)")
 ERR = re.compile(r"(\S+) (\S+) (.+)")
 BAD = re.compile(r"(\S+) (.+)")
@@ -68,13 +69,10 @@ class TapeCodec(Codec):
     def _line(self, line: bytes) -> list[Event]:
         if not line.strip():
             return []
-        match = _checked(line)
-        skipped = 0
-        while match is None and skipped < len(line) - 1:
-            skipped += 1                        # noise before a good line: find where it starts
-            match = _checked(line[skipped:])
+        match = _checked(line, self._expected)
         if match is None:
             return [Notice("garbled", f"tape line ignored: {line[:60]!r}")]
+        skipped = match.start()
         events: list[Event] = []
         if skipped:
             events.append(Notice("garbled", f"tape: noise before a line: {line[:skipped]!r}"))
@@ -104,12 +102,23 @@ class TapeCodec(Codec):
         return Notice("garbled", f"tape line not understood: {line[:60]!r}")
 
 
-def _checked(line: bytes) -> re.Match[bytes] | None:
-    """The line's parts if it has the tape's form and its CRC is right."""
-    match = LINE.fullmatch(line)
-    if match is None or crc16(line[:match.start(4) - 2]) != int(match[4], 16):
-        return None
-    return match
+def _checked(line: bytes, expected: int | None) -> re.Match[bytes] | None:
+    """The line's parts if it has the tape's form and a right CRC.
+
+    Noise before a line, or the head of a line cut short, is skipped: the tail that is a
+    good line counts, if its sequence number is the one expected (or a few more, when lines
+    were lost). Each tail tried is another 1-in-65536 chance for a wrong CRC to pass, and the
+    sequence number is what keeps the tails of a damaged line from passing.
+    """
+    pos = 0
+    while (match := LINE.search(line, pos)) is not None:
+        start = match.start()
+        if start == 0 or (expected is not None
+                          and (int(match[1]) - expected) % SEQ_LIMIT < MAX_SKIPPED_LINES):
+            if crc16(line[start:match.start(4) - 2]) == int(match[4], 16):
+                return match
+        pos = start + 1
+    return None
 
 
 NOTICES = {"HELLO": "hello", "BTN": "button", "LASER": "laser", "MODULE": "module"}
