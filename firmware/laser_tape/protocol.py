@@ -9,15 +9,24 @@ MAX_COMMAND = 80        # longest host command line, in bytes
 SEQ_LIMIT = 65536       # sequence numbers run 0..65535, then wrap to 0
 
 
-def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, MSB first, no final XOR."""
-    for byte in data:
-        crc ^= byte << 8
+def _crc_table():
+    table = []
+    for high in range(256):
+        crc = high << 8
         for _ in range(8):
-            if crc & 0x8000:
-                crc = ((crc << 1) ^ 0x1021) & 0xFFFF
-            else:
-                crc = (crc << 1) & 0xFFFF
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+        table.append(crc)
+    return table
+
+
+_CRC_TABLE = _crc_table()
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, MSB first, no final XOR.
+    A byte at a time from a 256-entry table (about 1 KB of RAM)."""
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFF) ^ _CRC_TABLE[(crc >> 8) ^ byte]
     return crc
 
 
