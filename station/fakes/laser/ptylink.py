@@ -29,6 +29,7 @@ class SimulatedLaser:
         self.device = device
         self._own_dir = link_dir is None
         self._dir = Path(link_dir or tempfile.mkdtemp(prefix="station-laser-"))
+        self._dir.mkdir(parents=True, exist_ok=True)
         self.port = str(self._dir / device.name)
         self.tick_s = tick_s
         self._lock = threading.RLock()           # one writer at a time on the pty

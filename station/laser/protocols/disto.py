@@ -27,6 +27,7 @@ class DistoCodec(Codec):
     name = "disto"
     baudrate = 9600
     commands = tuple(COMMANDS)
+    push_setup = ()
 
     def __init__(self) -> None:
         self._buffer = bytearray()
