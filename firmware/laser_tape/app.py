@@ -3,7 +3,8 @@
 `App.poll()` does one round without blocking; the Pico calls it every millisecond or so.
 Every request to the module has an origin, written in the answer line: the host's sequence
 number (or "-"), "btn" for the trigger button, or None for the tape's own probes while the
-module is silent.
+module is silent. A measurement asked for while one is under way joins it: the reading is
+sent once for each asker.
 """
 
 from . import VERSION
@@ -35,6 +36,7 @@ class App:
         self._lines = LineReader()
         self._seq = 0
         self._origin = None
+        self._joined = []               # more askers waiting for the same measurement
         self._next_probe = 0
         self.laser_on = False
         self.lost = False
@@ -65,6 +67,7 @@ class App:
         """Last resort for a bug: say what went wrong and carry on."""
         self._driver.cancel()
         self._origin = None
+        self._joined = []
         self.say("ERR", "internal", "-", printable(
             "firmware fault: %s %s" % (type(error).__name__, error), 60, " "))
 
@@ -138,6 +141,10 @@ class App:
     # --- the laser module -----------------------------------------------------------------
     def _request(self, request, origin, now):
         if self._driver.busy():
+            if request == MEASURE and self._driver.pending == MEASURE \
+                    and self._origin is not None:
+                self._joined.append(origin)     # one measurement answers both askers
+                return
             if self._origin is not None:
                 self.say("ERR", "busy", origin,
                          "the module is still busy with %s" % self._driver.pending)
@@ -155,10 +162,11 @@ class App:
         self._led.steady(self._pattern(), now)
 
     def _answer(self, event, now):
-        origin = self._origin
+        origins = [self._origin] + self._joined if self._origin is not None else []
         self._origin = None
+        self._joined = []
         if event[0] == FAILED and event[1] in SILENT:
-            if origin is not None:
+            for origin in origins:
                 self.say("ERR", event[1], origin, event[2])
             if not self.lost:
                 self.lost = True
@@ -172,14 +180,16 @@ class App:
             if event[0] == READING:
                 self.laser_on = False       # a single measurement ends with the laser off
                 quality = "-" if event[2] is None else str(event[2])
-                self.say("MM", str(event[1]), quality, origin)
+                for origin in origins:
+                    self.say("MM", str(event[1]), quality, origin)
                 self._led.flash(patterns.DONE, now)
             elif event[0] == FAILED:
-                self.say("ERR", event[1], origin, event[2])
+                for origin in origins:
+                    self.say("ERR", event[1], origin, event[2])
                 self._led.flash(patterns.FAILED, now)
             elif event[0] == ACK:
                 self.laser_on = event[1] == LASER_ON
-                if origin is not None:
+                for origin in origins:
                     self.say("LASER", "on" if self.laser_on else "off", origin)
         self._led.steady(self._pattern(), now)
 

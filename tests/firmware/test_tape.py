@@ -104,8 +104,17 @@ def test_module_errors_are_reported_with_their_code(tape, code, text):
     assert fields(tape.lines()) == ["MM 1141 %s 5" % tape.quality()]
 
 
-def test_a_second_request_while_measuring_is_busy(tape):
+def test_a_measurement_asked_for_during_another_joins_it(tape):
+    tape.press(40)
     tape.send("1 MEASURE\n2 MEASURE\n")
+    tape.run(410)
+    reading = "MM 1141 %s " % tape.quality()
+    assert fields(tape.lines()) == ["BTN short", reading + "btn", reading + "1", reading + "2"]
+    assert tape.module.requests == ["measure"]
+
+
+def test_the_laser_cannot_switch_during_a_measurement(tape):
+    tape.send("1 MEASURE\n2 LASER ON\n")
     tape.run(410)
     assert fields(tape.lines()) == ["ERR busy 2 the module is still busy with measure",
                                     "MM 1141 %s 1" % tape.quality()]

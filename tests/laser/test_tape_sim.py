@@ -1,11 +1,13 @@
 """End to end: the station's transport and codec read the simulated tape, which runs the
 real firmware, through a pseudo-terminal."""
 
+import json
 import os
 import time
 
 import pytest
 
+from station.cli import main
 from station.fakes.laser import start_simulated
 from station.laser.codec import DeviceError, Notice, Reading
 from station.laser.protocols import codec_class
@@ -76,3 +78,15 @@ def test_unplugging_restarts_the_tape(sim):
         wait_for(transport.connected.is_set)
         assert sim.device.firmware is not before          # the Pico lost power and rebooted
         assert transport.request("measure", timeout=3).raw_mm == 254.0
+
+
+def test_station_measure_reads_the_simulated_tape(sim, capsys):
+    assert main(["measure", "--device", "tape", "--port", sim.port, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["device"], printed["raw_mm"], printed["quality"]) == ("tape", 254.0, 24.0)
+    assert printed["inches"] == pytest.approx(10.0)
+    sim.device.faults.error_code = "jrt:7"
+    sim.device.faults.errors_left = 1
+    assert main(["measure", "--device", "tape", "--port", sim.port, "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["code"] == "jrt:7" and "background light" in printed["error"]

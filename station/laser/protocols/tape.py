@@ -41,6 +41,7 @@ class TapeCodec(Codec):
     name = "tape"
     baudrate = 115200           # USB CDC: the Pico takes any rate
     commands = tuple(COMMANDS)
+    push_setup = ()             # the trigger sends readings by itself; nothing to switch on
 
     def __init__(self) -> None:
         self._buffer = bytearray()
