@@ -21,8 +21,9 @@ from station.fakes.laser.device import SimulatedDevice, simulator
 from station.laser.protocols.tape import TapeCodec
 
 CHECKOUT = Path(__file__).resolve().parents[3]
-SHORT_PRESS_S = 0.08            # a thumb's short press: past the debounce, far from long
+SHORT_PRESS_S = 0.08            # past the debounce, far from a long press
 POLL_S = 0.001
+MODULE = "jrt"                  # the module inside (the firmware tests cover both kinds)
 
 
 @simulator
@@ -31,8 +32,7 @@ class SimulatedTape(SimulatedDevice):
     baudrate = TapeCodec.baudrate
     default_error = "jrt:8"     # the module inside says "signal too weak"
 
-    def __init__(self, distance_mm: float = 1000.0, module: str = "jrt") -> None:
-        self._module = module
+    def __init__(self, distance_mm: float = 1000.0) -> None:
         self._lock = threading.RLock()
         self._distance_mm = distance_mm
         self.firmware = None
@@ -55,15 +55,6 @@ class SimulatedTape(SimulatedDevice):
     def tick(self) -> list[bytes]:
         return [self._damaged(line) for line in self._pump()]
 
-    def hold(self, seconds: float) -> list[bytes]:
-        """Hold the trigger for `seconds` (0.8 s or more switches the laser pointer)."""
-        with self._lock:
-            self.firmware.button.level = 0
-            self._wait(seconds)
-            self.firmware.button.level = 1
-            self._wait(SHORT_PRESS_S)
-            return [self._damaged(line) for line in self._pump()]
-
     def reading_frame(self, mm: float) -> bytes:
         """The line the tape's firmware writes for a reading of `mm` (its own formatter)."""
         return self._said("MM", str(round(mm)), "24", "-")
@@ -85,7 +76,7 @@ class SimulatedTape(SimulatedDevice):
         from firmware.host.harness import SimulatedTape as Firmware
 
         with self._lock:
-            self.firmware = Firmware(self._module, clock=RealClock())
+            self.firmware = Firmware(MODULE, clock=RealClock())
             self.firmware.module.device.distance_mm = self._distance_mm
 
     def _said(self, *fields: str) -> bytes:
@@ -103,7 +94,13 @@ class SimulatedTape(SimulatedDevice):
             return self._pump()
 
     def _pressed(self) -> list[bytes]:
-        return self.hold(SHORT_PRESS_S)
+        """A short press of the trigger, in real time, as a thumb does it."""
+        with self._lock:
+            self.firmware.button.level = 0
+            self._wait(SHORT_PRESS_S)
+            self.firmware.button.level = 1
+            self._wait(SHORT_PRESS_S)
+            return self._pump()
 
     def _wait(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
@@ -116,6 +113,12 @@ class SimulatedTape(SimulatedDevice):
         with self._lock:
             code = self.faults.take_error()
             if code is not None:
-                self.firmware.module.fail_next(int(code.rpartition(":")[2]))
+                self.firmware.module.fail_next(_status(code) or _status(self.default_error))
             self.firmware.app.poll()
             return self.firmware.output().splitlines(keepends=True)
+
+
+def _status(code: str) -> int | None:
+    """The module's status number in an error code as the tape reports it ("jrt:8", "8")."""
+    digits = code.rpartition(":")[2]
+    return int(digits) if digits.isdigit() else None
