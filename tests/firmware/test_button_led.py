@@ -5,17 +5,17 @@ from firmware.laser_tape import led as patterns
 from firmware.laser_tape.button import LONG, SHORT, Button
 from firmware.laser_tape.led import Led
 
-from tests.firmware.conftest import NEAR_WRAP
-
 
 def feed(button, clock, samples):
-    """samples: (pressed, ms) pairs, one sample per millisecond; returns the events."""
+    """samples: (pressed, ms) pairs, one sample per millisecond; returns the events and
+    when they came, in ms from the first sample."""
+    start = clock.now_ms()
     events = []
     for pressed, ms in samples:
         for _ in range(ms):
             event = button.update(pressed, clock.ticks_ms())
             if event:
-                events.append((event, clock.now_ms() - NEAR_WRAP))
+                events.append((event, clock.now_ms() - start))
             clock.advance(1)
     return events
 
