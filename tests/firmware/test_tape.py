@@ -245,3 +245,32 @@ def test_no_uart_no_crash(clock):
     tape.run(3001)
     assert fields(tape.lines())[1:] == ["ERR timeout - laser module did not answer measure",
                                         "MODULE lost"]
+
+
+def test_the_usb_link_reads_stdin_without_blocking(monkeypatch):
+    """pico.UsbLink on CPython: stdin is a pipe, as unbuffered as the Pico's USB serial."""
+    import io
+    import os
+
+    from firmware.laser_tape import pico
+
+    read_end, write_end = os.pipe()
+
+    class Stdin:
+        buffer = io.FileIO(read_end, "rb")
+
+        def fileno(self):
+            return read_end
+
+    stdout = io.StringIO()
+    monkeypatch.setattr(pico.sys, "stdin", Stdin())
+    monkeypatch.setattr(pico.sys, "stdout", stdout)
+    link = pico.UsbLink()
+    assert link.read() == b""                   # nothing there: returns at once
+    os.write(write_end, b"PING\n" + b"x" * 100)
+    assert link.read() == b"PING\n" + b"x" * 59 # at most 64 bytes a round
+    assert len(link.read()) == 41
+    link.write("0 OK - PING *F9AD\n")
+    assert stdout.getvalue() == "0 OK - PING *F9AD\n"
+    os.close(write_end)
+    Stdin.buffer.close()
