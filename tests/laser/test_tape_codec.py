@@ -49,9 +49,9 @@ def test_every_line_in_the_documents_has_a_right_crc_and_decodes(doc, lines):
 
 
 @pytest.mark.parametrize("body,event", [
-    ("1 MM 1141 24 0", Reading(1141.0, quality=24.0)),
+    ("1 MM 1141 24 -", Reading(1141.0, quality=24.0)),
     ("1 MM 619 - btn", Reading(619.0, quality=None, pushed=True)),
-    ("1 ERR jrt:8 3 signal too weak", DeviceError("jrt:8", "laser tape: signal too weak")),
+    ("1 ERR jrt:8 - signal too weak", DeviceError("jrt:8", "laser tape: signal too weak")),
     ("1 ERR timeout btn laser module did not answer measure",
      DeviceError("timeout", "laser tape: laser module did not answer measure")),
     ("1 BAD - LASER needs ON or OFF",
@@ -79,6 +79,16 @@ def test_each_kind_of_line(body, event):
 def test_bad_lines_are_garbled_notices_never_distances(raw):
     events = TapeCodec().feed(raw)
     assert [type(e) for e in events] == [Notice] and events[0].kind == "garbled"
+
+
+def test_a_late_answer_to_an_abandoned_request_is_not_a_reading():
+    codec = TapeCodec()
+    codec.encode("measure")                             # 0: the station gave up on it
+    codec.encode("measure")                             # 1
+    events = codec.feed(line("5 MM 900 24 0") + line("6 ERR jrt:8 0 signal too weak")
+                        + line("7 MM 1200 24 1") + line("8 MM 1300 24 btn"))
+    assert [e.kind for e in events[:2]] == ["stale", "stale"]
+    assert events[2:] == [Reading(1200.0, quality=24.0), Reading(1300.0, quality=24.0, pushed=True)]
 
 
 def test_split_anywhere_and_cr_lf():
@@ -120,25 +130,30 @@ def test_round_trip_through_the_real_firmware(module):
     codec = TapeCodec()
     tape = SimulatedTape(module)
     tape.module.device.distance_mm = 1523
-    events = codec.feed(tape.output())
+    events = []
+
+    def read(ms):
+        tape.run(ms)
+        data = tape.output()
+        for cut in range(0, len(data), 7):          # as a serial port hands them over
+            events.extend(codec.feed(data[cut:cut + 7]))
+
+    read(0)
     tape.send(codec.encode("measure"))
-    tape.run(450)
+    read(450)
     tape.module.fail_next(9)
     tape.press(40)
-    tape.run(450)
+    read(450)
     tape.hold(0, 900)
     tape.hold(1, 60)
     for command in ("laser_off", "ping", "version", "config"):
         tape.send(codec.encode(command))
-        tape.run(50)
+        read(50)
     tape.module.silent = True
     tape.send(codec.encode("measure"))
-    tape.run(5000)
+    read(5000)
     tape.module.silent = False
-    tape.run(2000)
-    data = tape.output()
-    for cut in range(0, len(data), 7):              # as a serial port hands them over
-        events += codec.feed(data[cut:cut + 7])
+    read(2000)
     quality = 24.0 if module == "jrt" else None
     code = "jrt:9" if module == "jrt" else "m80:09"
     summary = [(type(e).__name__, getattr(e, "kind", getattr(e, "code", None))) for e in events]
@@ -158,9 +173,9 @@ def test_round_trip_through_the_real_firmware(module):
 def test_noise_before_a_line_costs_only_the_noise():
     codec = TapeCodec()
     codec.feed(line("0 HELLO laser-tape 1.0.0 jrt"))
-    events = codec.feed(b"\x13\x99\x37 3" + line("1 MM 1141 24 0"))
+    events = codec.feed(b"\x13\x99\x37 3" + line("1 MM 1141 24 -"))
     assert events[0].kind == "garbled" and events[1] == Reading(1141.0, quality=24.0)
-    events = codec.feed(b"2 MM 7" + line("4 MM 1142 24 0"))        # line 2 cut short
+    events = codec.feed(b"2 MM 7" + line("4 MM 1142 24 -"))        # line 2 cut short
     assert Reading(1142.0, quality=24.0) in events
 
 

@@ -4,7 +4,9 @@ Protocol in firmware/PROTOCOL.md: ASCII lines `SEQ KIND FIELD... *CRC` ending in
 before it is ignored), CRC-16/CCITT-FALSE over the bytes before " *" (binascii.crc_hqx with
 initial value 0xFFFF computes exactly that). A line with a wrong CRC or an unknown shape is
 a "garbled" notice, never a distance; noise before a good line costs only the noise.
-Sequence numbers that skip say lines were lost.
+Sequence numbers that skip say lines were lost. Each answer names the command it answers:
+an answer to an earlier command than the last one sent (the station gave up waiting) is a
+"stale" notice, never the answer to the request now waiting.
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ class TapeCodec(Codec):
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._host_seq = 0
+        self._latest: str | None = None     # our last command's number, as the tape says it
         self._expected: int | None = None   # the tape's next sequence number
 
     def encode(self, command: str) -> bytes:
         if command not in COMMANDS:
             raise self._unknown(command)
+        self._latest = str(self._host_seq)
         body = b"%d %s" % (self._host_seq, COMMANDS[command].encode())
         self._host_seq = (self._host_seq + 1) % SEQ_LIMIT
         return body + b" *%04X\n" % crc16(body)
@@ -90,9 +94,13 @@ class TapeCodec(Codec):
 
     def _event(self, kind: str, fields: str, line: bytes) -> Event:
         if kind == "MM" and (m := MM.fullmatch(fields)):
+            if self._stale(m[3]):
+                return Notice("stale", f"tape: {m[1]} mm for an earlier request ({m[3]})")
             quality = None if m[2] == "-" else float(m[2])
             return Reading(float(m[1]), quality=quality, pushed=m[3] == "btn")
         if kind == "ERR" and (m := ERR.fullmatch(fields)):
+            if self._stale(m[2]):
+                return Notice("stale", f"tape: error {m[1]} for an earlier request ({m[2]})")
             return DeviceError(m[1], f"laser tape: {m[3]}")
         if kind == "BAD" and (m := BAD.fullmatch(fields)):
             return DeviceError("bad-command", f"the laser tape refused a command: {m[2]}")
@@ -101,6 +109,11 @@ class TapeCodec(Codec):
         if kind in NOTICES and fields:
             return Notice(NOTICES[kind], fields)
         return Notice("garbled", f"tape line not understood: {line[:60]!r}")
+
+    def _stale(self, origin: str) -> bool:
+        """An answer to one of our commands other than the last: one the station gave up
+        waiting for. Its reading is not the answer to the request now waiting."""
+        return origin.isdigit() and origin != self._latest
 
 
 def _checked(line: bytes, expected: int | None) -> re.Match[bytes] | None:
