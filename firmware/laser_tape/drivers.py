@@ -2,7 +2,8 @@
 
 Frames and codes as in shared/LASER_PROTOCOLS.md (sections 3 and 4). A driver has at most one
 request in flight: `send()` writes it, `poll()` returns the answer as an event when it has
-arrived, or a TIMEOUT event when the module stayed silent (or sent only garbage) for too long.
+arrived, or a FAILED "timeout" ("garbled") event when the module stayed silent (sent only
+garbage) for too long.
 Stale bytes are thrown away before each request, so a late answer is never taken for the
 answer to the next one.
 
