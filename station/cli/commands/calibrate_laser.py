@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from contextlib import closing
 
 from station.cli import CommandRegistry, UsageError
@@ -89,7 +90,7 @@ def _measure_at(device: LaserDevice, known: float, samples: int) -> tuple[float,
             continue
         raws.append(result.raw_mm)
         edge = edge or result.reference_edge
-        print(f"  reading {len(raws)}: {result.raw_mm:.1f} mm")
+        print(f"  reading {len(raws)}: {result.raw_mm:.1f} mm", file=sys.stderr)
     return sum(raws) / len(raws), edge
 
 
