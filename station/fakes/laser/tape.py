@@ -3,8 +3,9 @@
 The firmware (firmware/laser_tape, MicroPython for the Pico) runs here on CPython against a
 fake `machine` module, a real-time clock and a simulated JRT module on its UART
 (firmware/host). So `station simulate laser --device tape` and the simulated station talk to
-the same code a Pico runs. The firmware is polled whenever the host writes and on every tick;
-`press()` holds the tape's trigger like a thumb would. Unplugging the USB cable powers the
+the same code a Pico runs. The firmware is polled in real time while a host command waits
+for its answer (up to 0.1 s; the module measures in 40 ms), and on every tick for anything
+later (a timeout, a probe); `press()` holds the tape's trigger like a thumb would. Unplugging the USB cable powers the
 Pico down: after `replug()` the tape starts afresh and says HELLO.
 
 Needs a checkout of the project (the firmware folder lives beside `station/`).
@@ -24,6 +25,8 @@ CHECKOUT = Path(__file__).resolve().parents[3]
 SHORT_PRESS_S = 0.08            # past the debounce, far from a long press
 POLL_S = 0.001
 MODULE = "jrt"                  # the module inside (the firmware tests cover both kinds)
+MEASURING_MS = 40               # the module's time to measure: a quick one, for quick tests
+ANSWER_WAIT_S = 0.1             # how long a host command waits for the tape's answer
 
 
 @simulator
@@ -78,6 +81,7 @@ class SimulatedTape(SimulatedDevice):
         with self._lock:
             self.firmware = Firmware(MODULE, clock=RealClock())
             self.firmware.module.device.distance_mm = self._distance_mm
+            self.firmware.module.delay_ms = MEASURING_MS
 
     def _said(self, *fields: str) -> bytes:
         with self._lock:
@@ -88,10 +92,18 @@ class SimulatedTape(SimulatedDevice):
             return line
 
     def _commands(self, inbox: bytearray) -> list[bytes]:
+        """Hand the host's bytes to the firmware and wait a little for its answer, so that
+        a quick answer goes out at once (a slow one goes out with the next tick)."""
         with self._lock:
+            self._arm_error()
             self.firmware.send(bytes(inbox))
             inbox.clear()
-            return self._pump()
+            deadline = time.monotonic() + ANSWER_WAIT_S
+            while True:
+                self.firmware.app.poll()
+                if self.firmware.link.from_tape.endswith(b"\n") or time.monotonic() > deadline:
+                    return self._pump()
+                time.sleep(POLL_S)
 
     def _pressed(self) -> list[bytes]:
         """A short press of the trigger, in real time, as a thumb does it."""
@@ -108,12 +120,16 @@ class SimulatedTape(SimulatedDevice):
             self.firmware.app.poll()
             time.sleep(POLL_S)
 
+    def _arm_error(self) -> None:
+        """An injected device error goes to the module inside: its next measurement fails."""
+        code = self.faults.take_error()
+        if code is not None:
+            self.firmware.module.fail_next(_status(code) or _status(self.default_error))
+
     def _pump(self) -> list[bytes]:
         """Poll the firmware once; its complete lines out."""
         with self._lock:
-            code = self.faults.take_error()
-            if code is not None:
-                self.firmware.module.fail_next(_status(code) or _status(self.default_error))
+            self._arm_error()
             self.firmware.app.poll()
             return self.firmware.output().splitlines(keepends=True)
 
