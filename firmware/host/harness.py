@@ -1,4 +1,4 @@
-"""`SimulatedTape`: the real firmware (laser_tape.pico.build and everything it wires up),
+"""`HostedTape`: the real firmware (laser_tape.pico.build and everything it wires up),
 run on CPython against the fake machine, a fake clock and a simulated laser module.
 
 Tests drive it step by step with a ManualClock; the station's simulated tape runs it in real
@@ -37,7 +37,7 @@ class HostLink:
         self.from_tape += line.encode()
 
 
-class SimulatedTape:
+class HostedTape:
     def __init__(self, module: str = "jrt", clock=None, **settings) -> None:
         """`settings` override config.py names (MODULE is `module`), e.g. LONG_PRESS_MS=500."""
         self.clock = clock or ManualClock()

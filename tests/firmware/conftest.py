@@ -1,7 +1,7 @@
 import pytest
 
 from firmware.host.fake_time import TICKS_PERIOD, ManualClock
-from firmware.host.harness import SimulatedTape
+from firmware.host.harness import HostedTape
 
 # Clocks start 5 s before MicroPython's ticks_ms() wraps, so any comparison of ticks that
 # skips ticks_diff() fails within the first seconds of a test.
@@ -16,6 +16,6 @@ def clock():
 @pytest.fixture(params=["jrt", "m80"])
 def tape(request, clock):
     """A booted tape of each module family, its greeting already read."""
-    made = SimulatedTape(request.param, clock=clock)
+    made = HostedTape(request.param, clock=clock)
     made.lines()
     return made

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from firmware.host.fake_machine import UART
-from firmware.host.harness import SimulatedTape
+from firmware.host.harness import HostedTape
 from firmware.laser_tape import led as patterns
 from firmware.laser_tape.protocol import crc16
 
@@ -22,23 +22,23 @@ def fields(lines):
 
 
 def test_greets_with_version_and_module(clock):
-    tape = SimulatedTape("m80", clock=clock)
+    tape = HostedTape("m80", clock=clock)
     assert tape.lines() == ["0 HELLO laser-tape 1.0.0 m80 *%04X"
                             % crc16(b"0 HELLO laser-tape 1.0.0 m80")]
 
 
 def test_wiring_follows_config(clock):
-    jrt = SimulatedTape("jrt", clock=clock)
+    jrt = HostedTape("jrt", clock=clock)
     assert (jrt.uart.id, jrt.uart.baudrate, jrt.uart.framing) == (0, 19200, (8, None, 1))
     assert (jrt.uart.tx.id, jrt.uart.rx.id, jrt.button.id, jrt.led.id) == (0, 1, 15, "LED")
     assert jrt.button.pull == jrt.button.PULL_UP and jrt.led.mode == jrt.led.OUT
-    assert SimulatedTape("m80", clock=clock).uart.baudrate == 9600
-    assert SimulatedTape("jrt", clock=clock, BAUD=115200).uart.baudrate == 115200
+    assert HostedTape("m80", clock=clock).uart.baudrate == 9600
+    assert HostedTape("jrt", clock=clock, BAUD=115200).uart.baudrate == 115200
 
 
 def test_an_unknown_module_in_config_is_named(clock):
     with pytest.raises(ValueError, match="config.MODULE is 'jrx'; use one of"):
-        SimulatedTape("jrx", clock=clock)
+        HostedTape("jrx", clock=clock)
 
 
 def test_host_measurement(tape):
@@ -231,14 +231,14 @@ def test_a_firmware_fault_is_reported_and_the_tape_carries_on(tape):
 
 
 def test_sequence_numbers_count_every_line(clock):
-    tape = SimulatedTape("jrt", clock=clock)
+    tape = HostedTape("jrt", clock=clock)
     tape.send("PING\n" * 5)
     tape.run(5)
     assert [int(line.split()[0]) for line in tape.lines()] == [0, 1, 2, 3, 4, 5]
 
 
 def test_no_uart_no_crash(clock):
-    tape = SimulatedTape("jrt", clock=clock)
+    tape = HostedTape("jrt", clock=clock)
     tape.uart.device = None                     # nothing wired to GP0/GP1
     assert isinstance(tape.uart, UART)
     tape.send("MEASURE\n")

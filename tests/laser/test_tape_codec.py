@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from firmware.host.harness import SimulatedTape
+from firmware.host.harness import HostedTape
 from station.laser.codec import DeviceError, Notice, Reading, UnknownCommand
 from station.laser.protocols import codec_class
 from station.laser.protocols.tape import TapeCodec, crc16
@@ -128,7 +128,7 @@ def test_random_bytes_never_raise_and_never_read(chunks):
 def test_round_trip_through_the_real_firmware(module):
     """Commands from the codec are taken by the firmware; every line it writes is read."""
     codec = TapeCodec()
-    tape = SimulatedTape(module)
+    tape = HostedTape(module)
     tape.module.device.distance_mm = 1523
     events = []
 

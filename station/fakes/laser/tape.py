@@ -76,10 +76,10 @@ class SimulatedTape(SimulatedDevice):
         if str(CHECKOUT) not in sys.path:
             sys.path.append(str(CHECKOUT))    # the firmware folder is not an installed package
         from firmware.host.fake_time import RealClock
-        from firmware.host.harness import SimulatedTape as Firmware
+        from firmware.host.harness import HostedTape
 
         with self._lock:
-            self.firmware = Firmware(MODULE, clock=RealClock())
+            self.firmware = HostedTape(MODULE, clock=RealClock())
             self.firmware.module.device.distance_mm = self._distance_mm
             self.firmware.module.delay_ms = MEASURING_MS
 
