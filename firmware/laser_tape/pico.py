@@ -9,6 +9,7 @@ import machine
 from . import config
 from .app import App
 from .drivers import DRIVERS
+from .protocol import format_line, printable
 
 
 class UsbLink:
@@ -55,8 +56,18 @@ def build(link=None, clock=time):
     return App(clock, link or UsbLink(), driver_class(uart, clock), button, led, settings)
 
 
+def config_error_line(error):
+    """What the tape says, over and over, when config.py cannot work."""
+    return format_line(0, ("ERR", "config", "-", printable(str(error), 70, " ")))
+
+
 def run():
-    app = build()
+    try:
+        app = build()
+    except ValueError as error:         # e.g. a typo in config.MODULE: tell whoever listens
+        while True:
+            sys.stdout.write(config_error_line(error))
+            time.sleep_ms(2000)
     while True:
         try:
             app.poll()

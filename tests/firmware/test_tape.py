@@ -37,8 +37,12 @@ def test_wiring_follows_config(clock):
 
 
 def test_an_unknown_module_in_config_is_named(clock):
-    with pytest.raises(ValueError, match="config.MODULE is 'jrx'; use one of"):
+    from firmware.laser_tape.pico import config_error_line
+
+    with pytest.raises(ValueError, match="config.MODULE is 'jrx'; use one of") as error:
         HostedTape("jrx", clock=clock)
+    assert fields([config_error_line(error.value).rstrip("\n")]) == [
+        "ERR config - config.MODULE is 'jrx'; use one of ['jrt', 'm80']"]
 
 
 def test_host_measurement(tape):
