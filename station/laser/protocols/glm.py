@@ -61,6 +61,7 @@ class GlmCodec(FramedCodec):
     name = "glm"
     baudrate = 9600          # ignored by Bluetooth rfcomm, kept for USB-serial bridges
     commands = tuple(COMMANDS)
+    push_setup = ("auto_sync",)
     inner_headers = (PUSH_HEADER, KEEP_ALIVE)
     tail_prefix_min = 2
 
