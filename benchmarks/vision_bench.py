@@ -66,9 +66,10 @@ def synthetic_items(count: int, seed: int):
 
     rng = np.random.default_rng(seed)
     for i in range(count):
-        layout = tray.random_tray(int(rng.integers(1, 41)), seed=int(rng.integers(1 << 31)))
-        image, truth = tray.render_roll(layout)
-        yield image, truth, f"synthetic #{i}"
+        rendered = tray.random_tray(rng, dice=(1, 40))
+        labels = [{"value": t.value, "box": t.box} for t in rendered.truth]
+        h, w = rendered.image.shape[:2]
+        yield rendered.image, labels, f"synthetic #{i} ({w}x{h}, {len(labels)} dice)"
 
 
 def composite_frame(data: Path, dice_wanted: int = 30) -> tuple[np.ndarray, int]:

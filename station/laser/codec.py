@@ -66,6 +66,9 @@ class Codec:
     name: ClassVar[str]
     baudrate: ClassVar[int]
     commands: ClassVar[tuple[str, ...]] = ("measure",)
+    # Commands that make the device push readings by itself (sent again after every
+    # reconnect); None if it cannot, and `--watch` then asks for a reading in a loop.
+    push_setup: ClassVar[tuple[str, ...] | None] = None
 
     def feed(self, data: bytes) -> list[Event]:
         raise NotImplementedError

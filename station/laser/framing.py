@@ -15,6 +15,8 @@ distance shown.
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import ClassVar
 
 from station.laser.codec import Codec, Event
@@ -102,11 +104,12 @@ class FramedCodec(Codec):
         return self._decode(frame) is not INVALID
 
     def _next_start(self, buf: bytearray, pos: int) -> int:
-        found = [i for i in (buf.find(b, pos) for b in self._starts()) if i >= 0]
-        return min(found) if found else -1
+        match = self._start_pattern().search(buf, pos)
+        return match.start() if match else -1
 
-    def _starts(self) -> tuple[bytes, ...]:
-        return tuple(bytes([b]) for b in self.start_bytes)
+    def _start_pattern(self) -> re.Pattern[bytes]:
+        """A regex matching any byte a frame can start with here (override for state)."""
+        return any_of(self.start_bytes)
 
     def _cut_short(self, frame: bytes) -> bool:
         for header in self.inner_headers:
@@ -117,3 +120,8 @@ class FramedCodec(Codec):
                     if frame.endswith(header[:n]):
                         return True
         return False
+
+
+@cache
+def any_of(start_bytes: bytes) -> re.Pattern[bytes]:
+    return re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in start_bytes) + b"]")

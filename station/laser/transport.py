@@ -108,6 +108,8 @@ class Transport:
     def open(self) -> Transport:
         """Open the port now (PortNotFound with the ports it can see if it is not there),
         then keep it open from the listener thread."""
+        if self._thread is not None:
+            raise RuntimeError("this transport is already open")
         try:
             self._serial = self._open_port()
         except serial.SerialException as error:

@@ -92,6 +92,11 @@ def _d3_note(expression: ex.Expr, d6: list[int]) -> str | None:
     return ", ".join(notes) if notes else None
 
 
+def _faces_words(faces: frozenset[int]) -> str:
+    """{1, 2} → "1/2s" (as in "re-roll the 1/2s")."""
+    return "/".join(map(str, sorted(faces))) + "s"
+
+
 def _result_words(total: int | str) -> str:
     return {"misfire": "MISFIRE", "hit": "HIT", "arrow": "ARROW"}.get(str(total), str(total))
 
@@ -126,8 +131,7 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     elif reroll_dice:
         again = [i for i, f in enumerate(rolled.d6) if f in reroll_dice]
         if again:
-            faces = sorted(reroll_dice)
-            new = rec.take("d6", len(again), f"re-roll of the {'/'.join(map(str, faces))}s")
+            new = rec.take("d6", len(again), f"re-roll of the {_faces_words(reroll_dice)}")
             old = [rolled.d6[i] for i in again]
             for i, face in zip(again, new):
                 rolled.d6[i] = int(face.value)
@@ -138,20 +142,23 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     if d3:
         rec.step("DICE-3", f"D3 = D6 halved, rounded up: {d3}")
     total = rolled.total
-    because = ("DICE-4", "the re-roll stands") if reroll else (
-        "DICE-1", f"{expr} = {rolled.describe()}")
+    shown = rolled.describe() if len(rolled.d6) <= 6 else f"{len(rolled.d6)} dice"
+    because = ("DICE-4", "the re-roll stands") if reroll else ("DICE-1", f"{expr}: {shown}")
     if total == "misfire":
         rec.step("SCAT-3", "the artillery die shows MISFIRE: the roll is a misfire")
         because = ("SCAT-3", "the artillery die misfired")
     elif not expr.is_scatter:
         rec.step("DICE-2", f"natural {rolled.describe()}; total {total}")
     dist = expr_dist(expr, reroll_dice)
-    allowed = not (reroll or any_die_rerolled or expr.has_artillery or expr.is_scatter)
+    allowed = first_faces > 0 and not (reroll or any_die_rerolled or expr.has_artillery
+                                       or expr.is_scatter)
     fields: dict = {"total": total, "expr": str(expr)}
     if rolled.scatter is not None:
         fields["bearing_deg"] = rolled.scatter.bearing_deg
     return rec.outcome(str(total), dist.prob(total),
-                       f"{expr} gives {_result_words(total)}", because=because,
+                       f"{expr}{' re-rolling ' + _faces_words(reroll_dice) if reroll_dice else ''}"
+                       f" gives {_result_words(total)}",
+                       because=because,
                        reroll_faces=first_faces if allowed else None, **fields)
 
 
@@ -172,7 +179,8 @@ def rolloff(rec: Record) -> Outcome:
         winner = 1 if p1 > p2 else 2
         rec.step("DICE-5", f"round {n}: {p1} - {p2}, player {winner} wins")
         return rec.outcome(f"player {winner}", Fraction(1, 2), f"player {winner} wins",
-                           because=("DICE-5", f"{p1}-{p2} in round {n}"), winner=winner, rounds=rounds, headline=f"PLAYER {winner} WINS")
+                           because=("DICE-5", f"{p1}-{p2} in round {n}"), winner=winner,
+                           rounds=rounds, headline=f"PLAYER {winner} WINS")
 
 
 @action("dice.allocate", "Randomly pick one of N subjects (models, units) with a D6",
@@ -189,25 +197,37 @@ def allocate(rec: Record, subjects: int) -> Outcome:
         rec.step("DICE-6", "one subject: no roll needed")
         return rec.outcome("1", Fraction(1), "subject 1", subject=1, headline="SUBJECT 1",
                            because=("DICE-6", "only one subject"))
-    digits = 1
-    while 6 ** digits < subjects:
-        digits += 1
-    block = 6 ** (digits - 1)
-    blocks = round_up_div(subjects, block)
-    while True:
-        first = _face_until(rec, blocks, "random allocation" + (", block" if digits > 1 else ""))
-        index = (first - 1) * block
-        for level in range(digits - 2, -1, -1):
-            face = int(rec.take("d6", 1, "random allocation, within the block")[0].value)
-            index += (face - 1) * 6 ** level
-        index += 1
-        if index <= subjects:
-            break
-        rec.step("DICE-6", f"those dice name {index}, above {subjects}: roll again")
+    index = random_pick(rec, subjects, "random allocation")
     rec.step("DICE-6", f"subject {index} of {subjects}")
     return rec.outcome(str(index), Fraction(1, subjects), f"subject {index}", subject=index,
                        headline=f"SUBJECT {index}",
                        because=("DICE-6", f"{index} of {subjects}, each equally likely"))
+
+
+def random_pick(rec: Record, count: int, what: str, divide_evenly: bool = False) -> int:
+    """DICE-6: pick 1..count (count ≥ 2), each exactly equally likely.
+
+    With `divide_evenly` and a count that divides six (2, 3, 6), one d6 is split into equal
+    ranges (WM-MEL-1: 1-3 / 4-6). Otherwise the dice are base-6 digits, most significant
+    first: the first is re-rolled while it names no block (a single die: no subject), and
+    all of them are rolled again when they name a number above `count`."""
+    if divide_evenly and 6 % count == 0:
+        face = int(rec.take("d6", 1, what)[0].value)
+        return (face - 1) * count // 6 + 1
+    digits = 1
+    while 6 ** digits < count:
+        digits += 1
+    block = 6 ** (digits - 1)
+    blocks = round_up_div(count, block)
+    while True:
+        index = (_face_until(rec, blocks, what + (", block" if digits > 1 else "")) - 1) * block
+        for level in range(digits - 2, -1, -1):
+            face = int(rec.take("d6", 1, f"{what}, within the block")[0].value)
+            index += (face - 1) * 6 ** level
+        index += 1
+        if index <= count:
+            return index
+        rec.step("DICE-6", f"those dice name {index}, above {count}: roll again")
 
 
 def _face_until(rec: Record, highest: int, what: str) -> int:
@@ -216,7 +236,7 @@ def _face_until(rec: Record, highest: int, what: str) -> int:
         face = int(rec.take("d6", 1, what)[0].value)
         if face <= highest:
             return face
-        rec.step("DICE-6", f"{face} names no {'subject' if 'block' not in what else 'block'}"
+        rec.step("DICE-6", f"{face} names no {'block' if what.endswith('block') else 'subject'}"
                            f" (1-{highest}): re-roll")
 
 

@@ -64,6 +64,16 @@ def base_to_base(c1: Point, d1: float, c2: Point, d2: float) -> float:
     return max(0.0, distance(c1, c2) - (d1 + d2) / 2)
 
 
+def laser_base_to_base_in(reading_mm: float, reference_offset_mm: float = 0.0,
+                          target_radius_mm: float = 0.0) -> float:
+    """MEAS-2: a laser reading (device reference edge to the spot) as base-to-base inches.
+
+    reference_offset_mm: from the shooter's base edge to the device's reference edge
+    (positive when the device sits behind the base edge); target_radius_mm: the target's base
+    radius when the spot falls on the model rather than on its base edge."""
+    return max(0.0, mm_to_in(reading_mm + reference_offset_mm - target_radius_mm))
+
+
 def in_base_contact(c1: Point, d1: float, c2: Point, d2: float, tolerance: float = 1e-6
                     ) -> bool:
     """T9A-ENG-1 / MEAS-1: the two bases touch (or overlap)."""

@@ -21,7 +21,8 @@ class FaceError(ValueError):
     """A scripted face that does not fit: the message says which token and what fits."""
 
 
-_TOKEN = re.compile(r"^(?:(?P<int>\d+)|(?P<word>misfire|hit|arrow)(?:@(?P<deg>[-+]?\d+(?:\.\d+)?))?)$")
+_TOKEN = re.compile(r"^(?:(?P<int>\d+)|(?P<word>misfire|hit|arrow))"
+                    r"(?:@(?P<deg>[-+]?\d+(?:\.\d+)?))?$")
 _EXPECTED = {
     "d6": "a d6 face 1-6",
     "artillery": "an artillery face 2, 4, 6, 8, 10 or misfire",
@@ -43,10 +44,8 @@ def check_token(token: str) -> None:
     if match["word"] == "arrow" and match["deg"] is None:
         raise FaceError(f"{token!r}: an arrow needs its bearing, arrow@DEG (degrees clockwise "
                         "from the tray's up edge, SCAT-2)")
-    if match["deg"] is not None and match["word"] is None:
+    if match["deg"] is not None and match["word"] in (None, "misfire"):
         raise FaceError(f"{token!r}: only hit and arrow take a bearing")
-    if match["word"] == "misfire" and match["deg"] is not None:
-        raise FaceError(f"{token!r}: a misfire has no bearing")
 
 
 def token_to_face(token: str, kind: DieKind) -> Face | None:
@@ -87,8 +86,7 @@ class ScriptedSource:
             if self.used >= len(self.tokens):
                 given = len(self.tokens)
                 raise DiceExhausted(kind, count - i, purpose,
-                                    f"{given} face{'' if given == 1 else 's'} given, "
-                                    f"{count - i} more needed")
+                                    f"{given} face{'' if given == 1 else 's'} given")
             token = self.tokens[self.used]
             face = token_to_face(token, kind)
             if face is None:

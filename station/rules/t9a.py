@@ -30,6 +30,7 @@ def cover(shooter: str, intervening: str, target: str) -> str:
                 Param("intervening", HEIGHT, "the intervening model's height"),
                 Param("target", HEIGHT, "the target's height")))
 def cover_ruling(rec: Record, shooter: str, intervening: str, target: str) -> Outcome:
+    """T9A-COV-1 with the seed's figure 12 as the test cases."""
     result = cover(shooter, intervening, target)
     modifier = {"soft": -1, "none": 0, "blocked": None}[result]
     text = {
@@ -89,7 +90,7 @@ def step_agility(attacks: Attacks, first_round: bool) -> tuple[int, list[str]]:
         agility = 0
     elif attacks.charged and first_round:
         agility += 1
-        why.append(f"charged: {attacks.agility}+1 (T9A-MEL-4)")
+        why.append(f"charged, {attacks.agility}+1 by T9A-MEL-4")
     if agility > 10:
         why.append(f"{agility} strikes at 10")
     elif agility < 0:
@@ -152,6 +153,7 @@ ROUND_SEQUENCE = (
                       "round (T9A-MEL-2)", "round"),),
         notes="Procedural rules: the station shows the sequence; it does not compute it.")
 def sequence(rec: Record, which: str) -> Outcome:
+    """T9A-MEL-1 / T9A-MEL-2 as data for the screen: procedural, nothing to compute."""
     rule, steps = ("T9A-MEL-1", PHASE_SEQUENCE) if which == "phase" else ("T9A-MEL-2",
                                                                           ROUND_SEQUENCE)
     for number, text in enumerate(steps, 1):
@@ -166,6 +168,7 @@ def sequence(rec: Record, which: str) -> Outcome:
         params=(Param("gap", INCHES, "the base-to-base distance between the closest models"
                       " of the two units (MEAS-1)"),))
 def engaged(rec: Record, gap: float) -> Outcome:
+    """T9A-ENG-1: engaged when any model is in base contact (a gap of 0, MEAS-1)."""
     touching = gap <= 1e-6
     rec.step("T9A-ENG-1", f"closest bases {gap:g}\" apart: " + (
         "in base contact, engaged; they cannot move unless a rule says so" if touching

@@ -8,6 +8,7 @@ from functools import lru_cache
 from itertools import product
 
 from station.rules import geometry as geo
+from station.rules.dice import random_pick
 from station.rules.odds import D6, Dist, half_up
 from station.rules.outcome import Outcome, Record, RuleRefused
 from station.rules.registry import (FLAG, INCHES, Param, action, choice_type, int_list_type,
@@ -87,7 +88,7 @@ def roll_bonus(rec: Record, rat: int, aim: bool, magic: bool, back_strike: bool,
         bonus -= 4
         parts.append("target in melee -4")
     if len(parts) > 1:
-        rec.step("WM-RNG-4", f"attack roll bonus {' '.join(parts)} = {bonus:+d}")
+        rec.step("WM-RNG-4", f"attack roll bonus: {', '.join(parts)} → {bonus:+d}")
     return bonus
 
 
@@ -135,22 +136,15 @@ def _pair(names: tuple[str, str]):
 
 
 def choose_other(rec: Record, count: int) -> int:
-    """WM-MEL-1: pick one of `count` models at random (0-based); a d6 divided evenly, or
-    re-rolled while it names no model when six does not divide (DICE-6)."""
+    """WM-MEL-1: pick one of `count` other models at random (0-based): a d6 divided evenly
+    for 2, 3 or 6 models, otherwise DICE-6 (re-rolled while it names no model)."""
     if count == 1:
         rec.step("WM-MEL-1", "one other model in the combat: it becomes the target")
         return 0
-    while True:
-        face = int(rec.take("d6", 1, f"random new target among {count} models")[0].value)
-        if 6 % count == 0:
-            index = (face - 1) * count // 6
-            break
-        if face <= count:
-            index = face - 1
-            break
-        rec.step("DICE-6", f"{face} names no model (1-{count}): re-roll")
-    rec.step("WM-MEL-1", f"d6 {face}: the attack is re-rolled against model {index + 1}")
-    return index
+    index = random_pick(rec, count, f"random new target among {count} models",
+                        divide_evenly=True)
+    rec.step("WM-MEL-1", f"the attack is re-rolled against model {index}")
+    return index - 1
 
 
 # --- ranged attacks ---------------------------------------------------------------------
@@ -269,6 +263,7 @@ def deviate(rec: Record, from_in: float, die: str, origin: str) -> tuple[int, in
                 Param("die", choice_type("d3", "d6"), "d3 for throws, d6 for AOE", "d6")),
         dice=("the direction d6", "the distance d6 (read as a d3 for throws)"))
 def deviation(rec: Record, from_in: float, die: str) -> Outcome:
+    """WM-DEV-1 on its own (a spell, a scenario, a missed attack resolved by hand)."""
     direction, rolled, capped, p = deviate(rec, from_in, die, "the intended point")
     return rec.outcome(f"direction {direction}", p, f"direction {direction}, {capped:g}\"",
                        because=("WM-DEV-1", "capped at half the distance" if capped < rolled
@@ -330,6 +325,7 @@ def aoe(rec: Record, rat: int, defence: int, power: int, aoe: str, rng: float,
                                deviation_direction=None, deviation_in=None, **common)
         if target_in_melee:
             rec.step("WM-MEL-1", "an AOE attack that misses a target in melee deviates instead")
+        rec.step("WM-AOE-2", "a miss: the AOE deviates from the centre of the intended target")
         p_result, from_in, origin = 1 - p_hit, distance, "the target's centre"
         reason = f"missed ({because[1]})"
     direction, rolled, capped, p_dev = deviate(rec, from_in, "d6", origin)
@@ -469,6 +465,8 @@ DAMAGE_KINDS = {
         dice=("the damage roll: 2 d6, +1 for extra_die, +1 boosted",))
 def damage(rec: Record, power: int, kind: str, extra_die: bool, boosted: bool,
            arm: int | None) -> Outcome:
+    """2d6 + POW; WM-AOE-1 blast ½POW; WM-THR-3 +1 die on contact; WM-THR-4 collateral is
+    not boostable; WM-SLAM-1 +1 die against solid terrain."""
     rule, boostable = DAMAGE_KINDS[kind]
     if boosted and not boostable:
         raise RuleRefused("WM-THR-4: collateral damage cannot be boosted")
@@ -478,6 +476,8 @@ def damage(rec: Record, power: int, kind: str, extra_die: bool, boosted: bool,
 def damage_roll(rec: Record, rule: str, kind: str, power: int, extra_die: bool, boosted: bool,
                 arm: int | None, p_before: Fraction = Fraction(1), before: str = "",
                 **fields) -> Outcome:
+    """Roll a damage roll and finish the outcome; `p_before` is the probability of what led
+    to it (the slam distance), so the odds cover the whole result."""
     if kind == "blast":
         rec.step("DICE-3", f"blast damage uses ½POW rounded up: {power} → {half_up(power)}")
         power = half_up(power)
@@ -517,7 +517,8 @@ def slam(rec: Record, strength: int, wall_in: float | None, boosted: bool,
     p_walled = D6.prob(lambda f: wall_in is not None and wall_in < f)
     p_moved = p_walled if walled else D6.prob(rolled)
     return damage_roll(rec, "WM-SLAM-1", "slam", strength, walled, boosted, arm,
-                       p_before=p_moved, before=f"moved {moved:g}\", ",
+                       p_before=p_moved,
+                       before=f"moved {moved:g}\"{' into the wall' if walled else ''}, ",
                        slam_rolled_in=rolled, moved_in=moved, hit_wall=walled)
 
 

@@ -9,7 +9,7 @@ from station.rules import geometry as geo
 from station.rules.dice import roll_expr
 from station.rules.odds import SCATTER, expr_dist
 from station.rules.outcome import Outcome, Record, RuleRefused
-from station.rules.registry import EXPR, INCHES, Param, ParamType, action, choice_type
+from station.rules.registry import EXPR, Param, ParamType, action, choice_type
 
 
 def _check_scatter(values: dict) -> None:
@@ -27,7 +27,7 @@ def _check_scatter(values: dict) -> None:
         check=_check_scatter)
 def scatter(rec: Record, distance: ex.Expr) -> Outcome:
     """SCAT-1 scatter; SCAT-2 the arrow's real bearing; SCAT-3 artillery-die misfire."""
-    face = rec.take("scatter", 1, f"scatter die (rolled with {distance})")[0]
+    face = rec.take("scatter", 1, f"scatter direction (rolled with {distance})")[0]
     bearing = face.bearing_deg
     if face.value == "hit":
         rec.step("SCAT-1", "HIT: the object does not move; the distance dice are ignored")

@@ -1,8 +1,10 @@
 """The die-face classifier: a small CNN, run with OpenCV's dnn module (no torch on the Pi).
 
-Input: crops from `crops.crop_die`. Output per crop: probabilities of "not a die" (class 0)
-and of the top faces 1..6. The network (`weights/d6_classifier.onnx`, a few hundred KB) is
-trained and exported by `station/vision/training/train_classifier.py`.
+Input: crops from `crops.crop_die`. Output per crop: probabilities of "not a die" (class 0),
+of the top faces 1..6 (classes 1..6) and of a cocked die, leaning so that no face is on top
+(class 7), and of a special die, scatter or artillery (class 8: `special_dice` reads it);
+classes 7 and 8 are learned from rendered trays. The network (`weights/d6_classifier.onnx`,
+a few hundred KB) is trained and exported by `station/vision/training/train_classifier.py`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import cv2
 import numpy as np
 
 WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
+NOT_A_DIE, COCKED, SPECIAL = 0, 7, 8
+CLASSES = 9
 
 
 def normalise(crops: np.ndarray) -> np.ndarray:
@@ -32,11 +36,11 @@ class DieClassifier:
         self.net = cv2.dnn.readNetFromONNX(str(weights_path))
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
-        """Class probabilities, N x 7: column 0 "not a die", column v the face value v."""
+        """Class probabilities, N x CLASSES (see the module docstring)."""
         if len(crops) == 0:
-            return np.zeros((0, 7), np.float32)
+            return np.zeros((0, CLASSES), np.float32)
         self.net.setInput(normalise(crops))
-        logits = self.net.forward().reshape(len(crops), 7)
+        logits = self.net.forward().reshape(len(crops), CLASSES)
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)

@@ -19,17 +19,22 @@ import math
 import cv2
 import numpy as np
 
-from station.vision.classifier import default_classifier
+from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
+                                       default_classifier)
 from station.vision.colour import colour_name
-from station.vision.crops import crop_die
+from station.vision.crops import CropSource
+from station.vision.special_dice import read_special
 from station.vision.segment import (Candidate, blob_candidates, density_candidates, edge_map,
                                     strong_edges)
 from station.vision.types import DetectedDie
 
-WORK_SIDE = 640          # long side of the first search, pixels
+MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
+WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
 DIE_PROBABILITY = 0.5    # P(die) above which a candidate counts as a die
-READABLE = 0.6           # a face probability (among faces) below this is not a reading
+READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
+SURE = 0.9               # below this, a die is read again at other quarter turns
+SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 
 
@@ -61,16 +66,20 @@ def propose(image: np.ndarray, work_side: int = WORK_SIDE) -> list[Candidate]:
     return TrayEdges(image, work_side).blobs()
 
 
-def _classify(image: np.ndarray, candidates: list[Candidate]) -> np.ndarray:
-    crops = np.stack([crop_die(image, c.x, c.y, c.side) for c in candidates]) \
-        if candidates else np.zeros((0, 1, 1, 3), np.uint8)
-    return default_classifier().predict(crops)
+def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
+    return np.stack([source.crop(c.x, c.y, c.side) for c in candidates])
+
+
+def _classify(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
+    if not candidates:
+        return np.zeros((0, CLASSES), np.float32)
+    return default_classifier().predict(_crops(source, candidates))
 
 
 def _accept(candidates: list[Candidate], probs: np.ndarray
             ) -> list[tuple[Candidate, np.ndarray]]:
     """Candidates that are dice, most confident first, one per die."""
-    found = [(c, p) for c, p in zip(candidates, probs) if 1.0 - p[0] >= DIE_PROBABILITY]
+    found = [(c, p) for c, p in zip(candidates, probs) if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY]
     found.sort(key=lambda cp: -float(cp[1][1:].max()))
     kept: list[tuple[Candidate, np.ndarray]] = []
     for c, p in found:
@@ -79,21 +88,50 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
     return kept
 
 
-def _search(image: np.ndarray, work_side: int) -> tuple[list[tuple[Candidate, np.ndarray]],
-                                                         TrayEdges]:
-    edges = TrayEdges(image, work_side)
+def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                 ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice read with doubt are read again at three more quarter turns; votes averaged."""
+    doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < SURE * (1 - p[NOT_A_DIE])]
+    if not doubtful:
+        return dice
+    crops = _crops(source, [dice[i][0] for i in doubtful])
+    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in (1, 2, 3)])
+    votes = default_classifier().predict(np.ascontiguousarray(turned))
+    votes = votes.reshape(3, len(doubtful), CLASSES)
+    dice = list(dice)
+    for j, i in enumerate(doubtful):
+        c, p = dice[i]
+        dice[i] = (c, (p + votes[:, j].sum(axis=0)) / 4)
+    return dice
+
+
+def _search(source: CropSource, work_side: int
+            ) -> tuple[list[tuple[Candidate, np.ndarray]], TrayEdges]:
+    edges = TrayEdges(source.image, work_side)
     candidates = edges.blobs()
-    dice = _accept(candidates, _classify(image, candidates))
-    sides = [c.side for c, _ in dice] or [c.side for c in candidates]
-    if sides:
-        side = float(np.median(sides))
-        extra = edges.dense(side, [c for c, _ in dice])
-        if extra:
-            dice = _accept([c for c, _ in dice] + extra,
-                           np.concatenate([np.stack([p for _, p in dice]) if dice
-                                           else np.zeros((0, 7), np.float32),
-                                           _classify(image, extra)]))
-    return dice, edges
+    probs = _classify(source, candidates)
+    dice = _accept(candidates, probs)
+    if not dice:
+        return [], edges
+    # Dice in one tray are one size: a candidate much smaller or larger than the typical die
+    # (a blob that did not fill, two dice in one blob) is read again at the typical size.
+    side = float(np.median([c.side for c, _ in dice]))
+    resized = [i for i, c in enumerate(candidates)
+               if not SIZE_SPREAD[0] * side <= c.side <= SIZE_SPREAD[1] * side]
+    if resized:
+        candidates = list(candidates)
+        for i in resized:
+            c = candidates[i]
+            candidates[i] = Candidate(c.x, c.y, float(np.clip(c.side, SIZE_SPREAD[0] * side,
+                                                                SIZE_SPREAD[1] * side)))
+        probs = probs.copy()
+        probs[resized] = _classify(source, [candidates[i] for i in resized])
+        dice = _accept(candidates, probs)
+    extra = edges.dense(side, [c for c, _ in dice])
+    if extra:
+        dice = _accept([c for c, _ in dice] + extra, np.concatenate(
+            [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
+    return _second_look(source, dice), edges
 
 
 def read_tray(image_bgr: np.ndarray, calibration=None) -> list[DetectedDie]:
@@ -103,30 +141,46 @@ def read_tray(image_bgr: np.ndarray, calibration=None) -> list[DetectedDie]:
     """
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError("read_tray needs a BGR colour image (height x width x 3)")
+    if min(image_bgr.shape[:2]) < MIN_FRAME:
+        raise ValueError(f"a {image_bgr.shape[1]}x{image_bgr.shape[0]} image is too small "
+                         f"to hold dice: give a frame of at least {MIN_FRAME}x{MIN_FRAME}")
     image = image_bgr if image_bgr.dtype == np.uint8 else \
         np.clip(image_bgr, 0, 255).astype(np.uint8)
-    dice, edges = _search(image, WORK_SIDE)
+    source = CropSource(image)
+    dice, edges = _search(source, WORK_SIDE)
     if dice and edges.scale < 1.0:
         work_die = float(np.median([c.side for c, _ in dice])) * edges.scale
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
-            dice, _ = _search(image, finer)
+            dice, _ = _search(source, finer)
     return [_describe(image, c, p, dice, calibration) for c, p in dice]
 
 
 def _describe(image, c: Candidate, p: np.ndarray, dice, calibration) -> DetectedDie:
-    faces = p[1:] / max(float(p[1:].sum()), 1e-6)
-    value = int(faces.argmax()) + 1
-    confidence = float(faces.max()) * float(1.0 - p[0])
+    die_classes = p[1:] / max(float(1.0 - p[NOT_A_DIE]), 1e-6)   # P(class | a die)
+    best = int(die_classes.argmax()) + 1
+    confidence = float(die_classes.max()) * float(1.0 - p[NOT_A_DIE])
     flags = []
     if any(k is not c and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)
            for k, _ in dice):
         flags.append("touching")
-    if faces.max() < READABLE:
-        flags.append("unreadable")
-        value = None
-    die = DetectedDie(kind="d6", value=value, center=(c.x, c.y), confidence=confidence,
+    die = DetectedDie(kind="d6", value=best, center=(c.x, c.y), confidence=confidence,
                       colour=colour_name(image, c.x, c.y, c.side), flags=flags)
+    if best == COCKED:
+        die.flags.append("cocked")
+        die.value = None
+    elif best == SPECIAL or die_classes.max() < READABLE:
+        # The special reader looks for arrows and numerals; it is asked only about dice the
+        # classifier does not read as pips (it mistakes some pip faces for numerals).
+        special = read_special(image, c.x, c.y, c.side)
+        if special is not None:
+            die.kind, die.value = special.kind, special.value
+            die.bearing_deg = special.bearing_deg
+            die.confidence = min(confidence, special.confidence) if best == SPECIAL \
+                else special.confidence * (1 - float(p[NOT_A_DIE]))
+        else:
+            die.flags.append("unreadable")
+            die.value = None
     if calibration is not None:
         die.center_mm = tuple(calibration.to_mm(c.x, c.y))
     return die

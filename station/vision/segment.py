@@ -38,13 +38,16 @@ class Candidate:
 def edge_map(image: np.ndarray) -> np.ndarray:
     """Largest colour-channel morphological gradient: catches yellow on white as well as grey."""
     blurred = cv2.GaussianBlur(image, (3, 3), 0)
-    kernel = np.ones((3, 3), np.uint8)
-    return cv2.morphologyEx(blurred, cv2.MORPH_GRADIENT, kernel).max(axis=2)
+    gradient = cv2.morphologyEx(blurred, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    b, g, r = cv2.split(gradient)
+    return cv2.max(cv2.max(b, g), r)
 
 
 def strong_edges(edges: np.ndarray) -> np.ndarray:
-    threshold = max(EDGE_FLOOR, 1.5 * float(np.percentile(edges, EDGE_PERCENTILE)))
-    return (edges > threshold).astype(np.uint8) * 255
+    counts = np.cumsum(cv2.calcHist([edges], [0], None, [256], [0, 256]).ravel())
+    percentile = int(np.searchsorted(counts, counts[-1] * EDGE_PERCENTILE / 100))
+    threshold = max(EDGE_FLOOR, 1.5 * percentile)
+    return cv2.threshold(edges, threshold, 255, cv2.THRESH_BINARY)[1]
 
 
 def blob_candidates(edges_mask: np.ndarray) -> list[Candidate]:
@@ -83,11 +86,13 @@ def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
     With `fixed_radius`, every candidate gets that half-side and peaks closer than it merge;
     otherwise the score is the half-side and peaks within `spacing` x it merge.
     """
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(peaks.astype(np.uint8), 8)
-    if n <= 1:
+    contours, _ = cv2.findContours(peaks.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
         return []
-    ys = centroids[1:, 1]
-    xs = centroids[1:, 0]
+    boxes = np.array([cv2.boundingRect(c) for c in contours], np.float64)
+    xs = boxes[:, 0] + (boxes[:, 2] - 1) / 2
+    ys = boxes[:, 1] + (boxes[:, 3] - 1) / 2
     values = score[np.clip(ys.round().astype(int), 0, score.shape[0] - 1),
                    np.clip(xs.round().astype(int), 0, score.shape[1] - 1)]
     kept: list[tuple[float, float, float]] = []

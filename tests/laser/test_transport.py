@@ -125,3 +125,17 @@ def test_unplug_replug_100_times_loses_and_duplicates_nothing(sim):
         transport.close()
     assert received == [1000.0 + cycle for cycle in range(100)]
     assert worst < 5.0
+
+
+@pytest.mark.parametrize("sim", ["jrt"], indirect=True)
+def test_a_silent_link_is_reopened(sim):
+    """A Bluetooth link that went to sleep can stay 'open' and say nothing: after
+    unanswered requests in a row the transport reopens the port."""
+    with link(sim) as transport:
+        sim.device.faults.delay_s = 0.2
+        for _ in range(2):
+            with pytest.raises(LinkTimeout):
+                transport.request("measure", timeout=0.05)
+        wait_until(lambda: transport.reconnects == 1 and transport.connected.is_set())
+        sim.device.faults.delay_s = 0
+        assert transport.request("measure", timeout=2).raw_mm == 254.0

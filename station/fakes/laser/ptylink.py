@@ -29,6 +29,7 @@ class SimulatedLaser:
         self.device = device
         self._own_dir = link_dir is None
         self._dir = Path(link_dir or tempfile.mkdtemp(prefix="station-laser-"))
+        self._dir.mkdir(parents=True, exist_ok=True)
         self.port = str(self._dir / device.name)
         self.tick_s = tick_s
         self._lock = threading.RLock()           # one writer at a time on the pty
@@ -36,6 +37,7 @@ class SimulatedLaser:
         self._wake_r, self._wake_w = os.pipe()
         self._closed = False
         self.bytes_sent = 0                       # to the host, over every connection
+        self.last_sent_at = 0.0                   # time.perf_counter() as the last write began
         self._plug()
         self._thread = threading.Thread(target=self._run, name=f"sim-{device.name}",
                                         daemon=True)
@@ -121,6 +123,7 @@ class SimulatedLaser:
         for i, piece in enumerate(pieces):
             if i:
                 time.sleep(0.005)
+            self.last_sent_at = time.perf_counter()
             self.bytes_sent += os.write(self._master, piece)
 
     def _run(self) -> None:

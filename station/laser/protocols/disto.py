@@ -27,10 +27,11 @@ class DistoCodec(Codec):
     name = "disto"
     baudrate = 9600
     commands = tuple(COMMANDS)
+    push_setup = ()
 
     def __init__(self) -> None:
         self._buffer = bytearray()
-        self._requested = 0          # single measurements asked for and not yet answered
+        self._requested = False      # a single measurement asked for, not yet answered
         self._tracking = False
         self._outgoing = bytearray()
 
@@ -38,7 +39,7 @@ class DistoCodec(Codec):
         if command not in COMMANDS:
             raise self._unknown(command)
         if command == "measure":
-            self._requested = 1
+            self._requested = True
         self._tracking = command == "track"
         return COMMANDS[command] + b"\r\n"
 
@@ -61,7 +62,7 @@ class DistoCodec(Codec):
         if line == b"?":
             return Notice("ack", "DISTO")
         if match := ERROR.fullmatch(line):
-            self._requested = 0
+            self._requested = False
             return DeviceError(match[1].decode(), f"DISTO error @E{match[1].decode()}")
         parsed = _words(line)
         if not parsed:
@@ -78,7 +79,7 @@ class DistoCodec(Codec):
         pushed = not self._requested and not self._tracking
         if pushed:
             self._outgoing += SEND_REPLY
-        self._requested = 0
+        self._requested = False
         mm = _signed(distance) * MM_PER_UNIT[distance[2]]
         return Reading(round(mm, 3), pushed=pushed or self._tracking)
 

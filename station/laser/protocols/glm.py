@@ -8,10 +8,11 @@ takes a reply while a request is waiting for one.
 
 from __future__ import annotations
 
+import re
 import struct
 
 from station.laser.codec import DeviceError, Event, Notice, Reading, register
-from station.laser.framing import INVALID, FramedCodec
+from station.laser.framing import INVALID, FramedCodec, any_of
 
 STATUS = {0: "ok", 1: "timeout", 3: "checksum error", 4: "unknown command",
           5: "access level", 8: "hardware error", 10: "not ready"}
@@ -30,13 +31,24 @@ COMMANDS = {
 }
 
 
+def _crc_table() -> bytes:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0xA6) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+        table.append(crc)
+    return bytes(table)
+
+
+CRC_TABLE = _crc_table()
+
+
 def crc8(data: bytes) -> int:
     """CRC-8, polynomial 0xA6, initial 0xAA, MSB first, no reflection, no final XOR."""
     crc = 0xAA
     for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0xA6) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+        crc = CRC_TABLE[crc ^ byte]
     return crc
 
 
@@ -49,6 +61,7 @@ class GlmCodec(FramedCodec):
     name = "glm"
     baudrate = 9600          # ignored by Bluetooth rfcomm, kept for USB-serial bridges
     commands = tuple(COMMANDS)
+    push_setup = ("auto_sync",)
     inner_headers = (PUSH_HEADER, KEEP_ALIVE)
     tail_prefix_min = 2
 
@@ -67,10 +80,8 @@ class GlmCodec(FramedCodec):
         self._awaiting = command
         return with_crc(COMMANDS[command])
 
-    def _starts(self) -> tuple[bytes, ...]:
-        if self._awaiting is None:
-            return (b"\xc0",)
-        return (b"\xc0",) + tuple(bytes([s]) for s in STATUS)
+    def _start_pattern(self) -> re.Pattern[bytes]:
+        return any_of(b"\xc0" if self._awaiting is None else b"\xc0" + bytes(STATUS))
 
     def _frame_length(self, buf: bytearray, pos: int) -> int | None:
         if len(buf) - pos < 2:

@@ -39,6 +39,7 @@ class M80Codec(FramedCodec):
     name = "m80"
     baudrate = 9600
     commands = tuple(COMMANDS)
+    push_setup = ("continuous",)
     start_bytes = bytes([HEAD])
 
     def encode(self, command: str) -> bytes:

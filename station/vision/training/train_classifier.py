@@ -12,7 +12,7 @@ Samples (all cut with `crops.crop_die`, as the reader does):
   estimate jittered as much as the segmentation's own errors (measured: the candidate side is
   0.6-1.1 x the labelled box width, the centre within 0.15 box widths);
 - class 0 "not a die": the segmentation's candidates that are on no labelled die (tray
-  edges, holes, stains, shadows) and crops shifted off a die by 0.6-1.1 of its box width
+  edges, holes, stains, shadows) and crops shifted off a die by 0.7-1.2 of its box width
   (half a die, the gap between two touching dice), so that one die gives one reading.
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
@@ -29,11 +29,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from station.vision.crops import CROP_SIZE, crop_die
+from station.vision.crops import CROP_SIZE, CropSource
 from station.vision.reader import propose
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3].parent / "shared/data/real-dice/byler-train"
-from station.vision.classifier import WEIGHTS as OUT
+from station.vision.classifier import CLASSES, COCKED, NOT_A_DIE, SPECIAL, WEIGHTS as OUT
 
 
 def held_out(index: int) -> bool:
@@ -49,11 +49,11 @@ def box_geometry(box):
 def augment_colour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.5:
         crop = crop[:, :, rng.permutation(3)]
-    if rng.random() < 0.3:
+    if rng.random() < 0.2:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
         hsv[..., 0] = (hsv[..., 0].astype(int) + rng.integers(0, 180)) % 180
         crop = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    if rng.random() < 0.15:
+    if rng.random() < 0.1:
         crop = 255 - crop
     if rng.random() < 0.1:
         crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
@@ -66,36 +66,71 @@ def augment_colour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
-def build_samples(data: Path, rng: np.random.Generator, per_die: int, per_negative: int):
-    labels = json.loads((data / "labels.json").read_text())
-    crops, classes = [], []
+class Samples:
+    """Augmented training crops and their classes."""
 
-    def add(image, x, y, side, cls):
-        crop = crop_die(image, x, y, side, angle_deg=rng.uniform(0, 360))
-        crops.append(augment_colour(crop, rng))
-        classes.append(cls)
+    def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int) -> None:
+        self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
+        self.crops: list[np.ndarray] = []
+        self.classes: list[int] = []
 
-    for index, name in enumerate(sorted(labels)):
-        if held_out(index):
-            continue
-        image = cv2.imread(str(data / "images" / name))
-        dice = [(box_geometry(d["box"]), d["value"]) for d in labels[name]]
-        for (cx, cy, bw), value in dice:
-            for _ in range(per_die):
+    def add(self, source: CropSource, x, y, side, cls) -> None:
+        crop = source.crop(x, y, side, angle_deg=self.rng.uniform(0, 360))
+        self.crops.append(augment_colour(crop, self.rng))
+        self.classes.append(cls)
+
+    def from_photo(self, image: np.ndarray, dice: list[tuple[float, float, float, int]]) -> None:
+        """dice: (centre x, centre y, box width, class) of every die in the photo."""
+        rng = self.rng
+        source = CropSource(image)
+        for cx, cy, bw, cls in dice:
+            for _ in range(self.per_die):
                 r, a = rng.uniform(0, 0.15) * bw, rng.uniform(0, 2 * math.pi)
-                add(image, cx + r * math.cos(a), cy + r * math.sin(a),
-                    bw * rng.uniform(0.6, 1.1), value)
-            for _ in range(per_die // 3):
-                r, a = rng.uniform(0.6, 1.1) * bw, rng.uniform(0, 2 * math.pi)
-                add(image, cx + r * math.cos(a), cy + r * math.sin(a),
-                    bw * rng.uniform(0.6, 1.1), 0)
+                self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
+                         bw * rng.uniform(0.6, 1.1), cls)
+            for _ in range(self.per_die // 3):
+                r, a = rng.uniform(0.7, 1.2) * bw, rng.uniform(0, 2 * math.pi)
+                self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
+                         bw * rng.uniform(0.6, 1.1), NOT_A_DIE)
         for c in propose(image):
-            on_die = any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
-                         for (cx, cy, bw), _ in dice)
-            if not on_die:
-                for _ in range(per_negative):
-                    add(image, c.x, c.y, c.side * rng.uniform(0.8, 1.25), 0)
-    return np.stack(crops), np.array(classes)
+            if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
+                       for cx, cy, bw, _ in dice):
+                for _ in range(self.per_negative):
+                    self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), NOT_A_DIE)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.stack(self.crops), np.array(self.classes)
+
+
+def add_real(samples: Samples, data: Path) -> None:
+    labels = json.loads((data / "labels.json").read_text())
+    for index, name in enumerate(sorted(labels)):
+        if not held_out(index):
+            image = cv2.imread(str(data / "images" / name))
+            samples.from_photo(image, [(*box_geometry(d["box"]), d["value"])
+                                       for d in labels[name]])
+
+
+def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator) -> None:
+    """Rendered trays (station.fakes.tray): more colours, floors, cocked and special dice."""
+    from station.fakes.tray import random_tray
+
+    for _ in range(trays):
+        size = [(640, 480), (800, 600), (1280, 960)][int(rng.integers(3))]
+        tray = random_tray(rng, size=size, cocked=0.1,
+                           special={"scatter": (0, 2), "artillery": (0, 2)})
+        dice = []
+        for die in tray.truth:
+            cx, cy, bw = box_geometry(die.box)
+            if die.kind != "d6":
+                dice.append((cx, cy, bw, SPECIAL))
+            elif "cocked" in die.flags:
+                dice.append((cx, cy, bw, COCKED))
+            else:
+                corners = np.asarray(die.top_corners, np.float64)
+                side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+                dice.append((*die.center, side * 1.2, die.value))
+        samples.from_photo(tray.image, dice)
 
 
 def make_model():
@@ -109,7 +144,7 @@ def make_model():
         *block(16, 32), nn.MaxPool2d(2),
         *block(32, 64), nn.MaxPool2d(2),
         *block(64, 64),
-        nn.Flatten(), nn.Linear(64 * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, 7))
+        nn.Flatten(), nn.Linear(64 * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
 
 
 def export(model, path: Path) -> None:
@@ -121,7 +156,8 @@ def export(model, path: Path) -> None:
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
 
 
-def train(data: Path, epochs: int, seed: int, threads: int) -> None:
+def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
+          cache: Path | None) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -130,8 +166,18 @@ def train(data: Path, epochs: int, seed: int, threads: int) -> None:
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     t0 = time.time()
-    crops, classes = build_samples(data, rng, per_die=20, per_negative=2)
-    print(f"{len(crops)} crops ({np.bincount(classes, minlength=7).tolist()} per class) "
+    if cache and cache.exists():
+        with np.load(cache) as saved:
+            crops, classes = saved["crops"], saved["classes"]
+    else:
+        samples = Samples(rng, per_die=16, per_negative=2)
+        add_real(samples, data)
+        samples.per_die = 6
+        add_synthetic(samples, synthetic, rng)
+        crops, classes = samples.arrays()
+        if cache:
+            np.savez(cache, crops=crops, classes=classes)
+    print(f"{len(crops)} crops ({np.bincount(classes, minlength=CLASSES).tolist()} per class, 0 = not a die, 7 = cocked, 8 = special) "
           f"in {time.time() - t0:.0f} s")
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
@@ -157,8 +203,8 @@ def train(data: Path, epochs: int, seed: int, threads: int) -> None:
             schedule.step()
             total += len(idx)
             correct += (logits.argmax(1) == y[idx]).sum().item()
-        print(f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
-              f"({time.time() - t0:.0f} s)")
+        print(flush=True, *[f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
+              f"({time.time() - t0:.0f} s)"])
     model.eval()
     export(model, OUT)
     print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
@@ -167,11 +213,14 @@ def train(data: Path, epochs: int, seed: int, threads: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=22)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--synthetic", type=int, default=150, help="rendered trays to add")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--cache", type=Path,
+                        help="keep the generated crops in this .npz and reuse them next time")
     args = parser.parse_args()
-    train(args.data, args.epochs, args.seed, args.threads)
+    train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,134 @@
+"""`station read IMAGE...`: read the dice in tray photos (the reader in station/vision)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+
+from station.cli import UsageError
+from station.vision import DetectedDie, read_tray
+
+# BGR marker colours of the annotated images.
+READ, DOUBT, SPECIAL = (40, 200, 40), (0, 0, 255), (255, 160, 0)
+
+
+def register(registry) -> None:
+    parser = registry.command(
+        "read", "read the dice in tray photos", run,
+        description="Read every die in each tray photo: pip dice (value, colour, flags) and "
+                    "scatter/artillery dice. Exit status 2 if any image could not be read.")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (PNG, JPEG...)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object per image per line")
+    parser.add_argument("--calibration", metavar="PROFILE",
+                        help="tray calibration profile: adds positions in tray millimetres")
+    parser.add_argument("--annotate", metavar="DIR", type=Path,
+                        help="also write each image with the dice marked, as DIR/NAME.png")
+
+
+def run(args) -> int:
+    calibration = _load_calibration(args.calibration) if args.calibration else None
+    if args.annotate:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"cannot create the --annotate folder {args.annotate}: {error}")
+    failed = False
+    for path in args.images:
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            failed = True
+            reason = ("no such file" if not Path(path).exists() else
+                      "not an image OpenCV can decode (PNG, JPEG, BMP, TIFF...), or corrupt")
+            _report_error(args, path, f"cannot read {path}: {reason}")
+            continue
+        try:
+            dice = read_tray(image, calibration)
+        except ValueError as error:
+            failed = True
+            _report_error(args, path, f"cannot read the dice in {path}: {error}")
+            continue
+        if args.json:
+            print(json.dumps({"image": path, "dice": [d.to_json() for d in dice]}), flush=True)
+        else:
+            print(summary(path, dice), flush=True)
+        if args.annotate:
+            out = args.annotate / (Path(path).stem + ".png")
+            cv2.imwrite(str(out), annotate(image, dice))
+    return 2 if failed else 0
+
+
+def _report_error(args, path: str, message: str) -> None:
+    if args.json:
+        print(json.dumps({"image": path, "error": message}), flush=True)
+    else:
+        print(f"station: error: {message}", file=sys.stderr)
+
+
+def _load_calibration(profile: str):
+    try:
+        from station.vision.calibration import load_profile
+    except ImportError:
+        raise UsageError("tray calibration is not available in this installation; "
+                         "read without --calibration")
+    try:
+        return load_profile(profile)
+    except (OSError, ValueError, KeyError) as error:
+        raise UsageError(f"cannot use calibration profile {profile!r}: {error}; "
+                         "run `station calibrate tray` first")
+
+
+def summary(path: str, dice: list[DetectedDie]) -> str:
+    """Counts per colour and value, the total, and what needs a re-roll."""
+    pips = [d for d in dice if d.kind == "d6" and isinstance(d.value, int)]
+    lines = [f"{path}: {len(pips)} pip dice read, total {sum(d.value for d in pips)}"]
+    by_colour: dict[str, Counter] = {}
+    for d in pips:
+        by_colour.setdefault(d.colour, Counter())[d.value] += 1
+    for colour in sorted(by_colour, key=lambda c: -sum(by_colour[c].values())):
+        counts = by_colour[colour]
+        faces = ", ".join(f"{n}x{v}" for v, n in sorted(counts.items()))
+        lines.append(f"  {colour:<7} {sum(counts.values()):>3} dice: {faces}"
+                     f"  (total {sum(v * n for v, n in counts.items())})")
+    values = Counter(d.value for d in pips)
+    if pips:
+        lines.append("  by value: " + "  ".join(f"{v}s: {values[v]}" for v in range(1, 7)))
+    for d in dice:
+        if d.kind != "d6":
+            bearing = f", bearing {d.bearing_deg:.0f} deg" if d.bearing_deg is not None else ""
+            lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
+    for d in dice:
+        if d.value is None:
+            why = "cocked (leaning)" if "cocked" in d.flags else "unreadable"
+            lines.append(f"  {d.colour} die at {_at(d)}: {why}, re-roll it or enter it by hand")
+    return "\n".join(lines)
+
+
+def _at(d: DetectedDie) -> str:
+    return f"({d.center[0]:.0f}, {d.center[1]:.0f})"
+
+
+def annotate(image, dice: list[DetectedDie]):
+    """A copy of the frame with each die ringed and labelled (value, ?, C, or special)."""
+    out = image.copy()
+    scale = max(out.shape[:2]) / 640
+    for d in dice:
+        x, y = int(d.center[0]), int(d.center[1])
+        if d.kind != "d6":
+            colour, label = SPECIAL, str(d.value)[:3]
+        elif d.value is None:
+            colour, label = DOUBT, "C" if "cocked" in d.flags else "?"
+        else:
+            colour, label = READ, str(d.value)
+        radius = int(14 * scale)
+        cv2.circle(out, (x, y), radius, colour, max(1, int(2 * scale)))
+        org = (x + radius, y - radius)
+        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0),
+                    max(2, int(4 * scale)))
+        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, colour,
+                    max(1, int(2 * scale)))
+    return out

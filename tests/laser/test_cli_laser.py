@@ -1,0 +1,147 @@
+"""`station measure`, `station calibrate laser` and `station simulate laser` against
+simulated devices on real pseudo-terminals (MEAS-1, MEAS-2)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from station.cli import main
+from station.fakes.laser import start_simulated
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVICES = ["glm", "disto", "jrt", "m80", "dollar"]
+
+
+@pytest.fixture
+def profile(tmp_path):
+    return str(tmp_path / "laser.json")
+
+
+def measure(capsys, *argv):
+    status = main(["measure", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_one_measurement_as_json(capsys, profile, device):
+    with start_simulated(device, distance_mm=508.0) as sim:
+        status, out, _ = measure(capsys, "--device", device, "--port", sim.port, "--json",
+                                 "--profile", profile, "--base", "32")
+    data = json.loads(out)
+    assert status == 0
+    assert {"device", "raw_mm", "mm", "inches", "quality", "at"} <= set(data)
+    assert data["raw_mm"] == 508.0 and data["inches"] == 20.0
+    assert data["base_to_base_inches"] == pytest.approx((508 - 16) / 25.4, abs=1e-3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_device_error_exits_1_with_its_code(capsys, profile, device):
+    with start_simulated(device) as sim:
+        sim.device.faults.error_code = sim.device.default_error
+        status, out, _ = measure(capsys, "--device", device, "--port", sim.port, "--json",
+                                 "--profile", profile)
+    assert status == 1
+    assert json.loads(out)["code"] == sim.device.default_error
+
+
+def test_no_answer_is_a_timeout_error(capsys, profile):
+    with start_simulated("jrt") as sim:
+        sim.device.faults.delay_s = 1.0
+        status, out, _ = measure(capsys, "--device", "jrt", "--port", sim.port, "--json",
+                                 "--profile", profile, "--timeout", "0.2")
+    assert status == 1 and json.loads(out)["code"] == "timeout"
+
+
+def test_missing_port_lists_the_ports(capsys, profile, tmp_path):
+    status, _, err = measure(capsys, "--device", "jrt", "--port", str(tmp_path / "ttyUSB9"),
+                             "--profile", profile)
+    assert status == 2 and "Serial ports this machine sees" in err and "--port" in err
+
+
+def test_calibrate_by_hand_then_measure_is_corrected(capsys, profile):
+    assert main(["calibrate", "laser", "--device", "m80", "--profile", profile,
+                 "--point", "300:305", "--point", "900:905", "--reference-edge", "front"]) == 0
+    assert "offset -5.00 mm" in capsys.readouterr().out
+    with start_simulated("m80", distance_mm=605.0) as sim:
+        status, out, _ = measure(capsys, "--device", "m80", "--port", sim.port,
+                                 "--profile", profile, "--base-radius", "20")
+    assert status == 0
+    assert out.startswith(f"{(600 - 20) / 25.4:.2f} in base to base")
+    assert "raw 605.0 mm, calibrated 600.0 mm" in out
+
+
+def test_calibrate_with_the_device(capsys, profile, monkeypatch):
+    with start_simulated("glm") as sim:
+        known = iter([150.0, 600.0, 1200.0])
+        monkeypatch.setattr("builtins.input",
+                            lambda prompt: sim.set_distance(next(known) * 1.02 + 1.5))
+        assert main(["calibrate", "laser", "--device", "glm", "--port", sim.port,
+                     "--profile", profile, "--at", "150", "--at", "600", "--at", "1200",
+                     "--samples", "2", "--json"]) == 0
+    cal = json.loads(capsys.readouterr().out)
+    assert cal["scale"] == pytest.approx(1 / 1.02, abs=1e-4)
+    assert cal["offset_mm"] == pytest.approx(-1.5 / 1.02, abs=0.05)
+
+
+def test_calibrate_needs_points(capsys, profile):
+    assert main(["calibrate", "laser", "--device", "glm", "--profile", profile]) == 2
+    assert "--at MM" in capsys.readouterr().err
+
+
+def station(*argv, **options):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "station", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **options)
+
+
+@pytest.mark.parametrize("device", ["glm", "disto"])
+def test_watch_prints_every_pushed_reading_until_ctrl_c(profile, device):
+    with start_simulated(device) as sim:
+        proc = station("measure", "--device", device, "--port", sim.port, "--watch",
+                       "--json", "--profile", profile)
+        lines = []
+        try:
+            deadline = time.monotonic() + 10
+            while device == "glm" and not sim.device.auto_sync:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            time.sleep(0.3)                    # DISTO: nothing to wait for but the open
+            for mm in (100.0, 200.0, 300.0):
+                sim.set_distance(mm)
+                sim.press()
+                lines.append(json.loads(proc.stdout.readline()))
+        finally:
+            proc.send_signal(signal.SIGINT)
+            status = proc.wait(timeout=10)
+    assert [line["raw_mm"] for line in lines] == [100.0, 200.0, 300.0]
+    assert status == 0
+
+
+def test_simulate_laser_prints_its_port_and_takes_controls(capsys, profile):
+    proc = station("simulate", "laser", "--device", "dollar", "--distance", "777",
+                   stdin=subprocess.PIPE)
+    try:
+        port = proc.stdout.readline().split(" on ")[1].strip()
+        proc.stdout.readline()
+        status, out, _ = measure(capsys, "--device", "dollar", "--port", port, "--json",
+                                 "--profile", profile)
+        assert status == 0 and json.loads(out)["raw_mm"] == 777.0
+        proc.stdin.write("d 1234\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "ok"
+        status, out, _ = measure(capsys, "--device", "dollar", "--port", port, "--json",
+                                 "--profile", profile)
+        assert json.loads(out)["raw_mm"] == 1234.0
+        proc.stdin.write("q\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=10) == 0
+    finally:
+        proc.kill()

@@ -1,0 +1,42 @@
+"""`station read`: the JSON contract, the summary, bad files and annotated images."""
+
+import json
+from pathlib import Path
+
+import cv2
+
+from station.cli import main
+
+PHOTO = str(Path(__file__).parent / "data" / "real" / "IMG_20191208_111858.jpg")
+
+
+def test_json_one_object_per_image_and_errors_for_bad_files(tmp_path, capsys):
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not a jpeg at all")
+    missing = tmp_path / "missing.png"
+    status = main(["read", PHOTO, str(broken), str(missing), PHOTO, "--json"])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 2
+    assert len(lines) == 4
+    first, bad, gone, again = (json.loads(line) for line in lines)
+    assert first["image"] == PHOTO and first == again
+    assert len(first["dice"]) >= 8
+    for die in first["dice"]:
+        assert set(die) >= {"kind", "value", "center", "confidence", "colour", "flags"}
+        assert die["kind"] == "d6" and len(die["center"]) == 2
+    assert bad["image"] == str(broken) and "decode" in bad["error"] and "dice" not in bad
+    assert "no such file" in gone["error"]
+
+
+def test_summary_counts_and_annotated_png(tmp_path, capsys):
+    status = main(["read", PHOTO, "--annotate", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "pip dice read, total" in out and "by value: 1s:" in out
+    marked = cv2.imread(str(tmp_path / "IMG_20191208_111858.png"))
+    assert marked is not None and marked.shape == cv2.imread(PHOTO).shape
+
+
+def test_all_good_images_exit_zero(capsys):
+    assert main(["read", PHOTO, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["image"] == PHOTO

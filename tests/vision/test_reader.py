@@ -1,0 +1,65 @@
+"""The pip-dice reader on real photos, empty trays, scale changes and bad frames."""
+
+import cv2
+import numpy as np
+import pytest
+
+from station.vision import DetectedDie, read_tray
+from station.vision.evaluation import Score, score_image
+
+
+def test_real_held_out_sample_is_read(real_sample):
+    total = Score()
+    for name, image, labels in real_sample:
+        total.add(score_image(read_tray(image), labels))
+    # Held-out photos: the benchmark reports the full figures; this bound catches regressions.
+    assert total.labelled == 60
+    assert total.accuracy >= 0.9, total.confusion_text()
+    assert total.false <= 2
+
+
+def test_every_die_has_the_documented_fields(real_sample):
+    name, image, labels = real_sample[0]
+    dice = read_tray(image)
+    assert dice and all(isinstance(d, DetectedDie) for d in dice)
+    for d in dice:
+        assert d.kind == "d6"
+        assert (d.value in range(1, 7)) != (d.value is None)
+        assert 0.0 <= d.confidence <= 1.0
+        assert 0 <= d.center[0] < image.shape[1] and 0 <= d.center[1] < image.shape[0]
+        assert d.colour in {"red", "orange", "brown", "yellow", "green", "blue", "purple",
+                            "white", "grey", "black"}
+        assert set(d.flags) <= {"touching", "cocked", "unreadable"}
+        assert (d.value is None) == bool({"cocked", "unreadable"} & set(d.flags))
+
+
+def test_empty_trays_give_no_dice(real_sample):
+    # A real photo's bottom strip: plastic strip, holes, shadows, no dice.
+    name, image, labels = next(s for s in real_sample if s[0] == "IMG_20191209_095647.jpg")
+    assert all(lab["box"][3] < 470 for lab in labels)
+    assert read_tray(image[480:].copy()) == []
+    assert read_tray(np.full((480, 640, 3), 170, np.uint8)) == []
+    noisy = np.random.default_rng(1).normal(150, 6, (480, 640, 3)).clip(0, 255)
+    assert read_tray(noisy.astype(np.uint8)) == []
+
+
+@pytest.mark.parametrize("factor", [0.75, 3.0])
+def test_scale_does_not_change_the_reading(real_sample, factor):
+    """A camera with another resolution sees the same dice (normalised by die size)."""
+    name, image, labels = next(s for s in real_sample if s[0] == "IMG_20191208_111339.jpg")
+    base = score_image(read_tray(image), labels)
+    scaled = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA
+                        if factor < 1 else cv2.INTER_CUBIC)
+    big_labels = [{"value": lab["value"], "box": [v * factor for v in lab["box"]]}
+                  for lab in labels]
+    assert score_image(read_tray(scaled), big_labels).correct >= base.correct - 1
+
+
+def test_bad_frames_raise_clear_errors():
+    with pytest.raises(ValueError, match="BGR colour image"):
+        read_tray(np.zeros((100, 100), np.uint8))
+    with pytest.raises(ValueError, match="BGR colour image"):
+        read_tray(None)
+    with pytest.raises(ValueError, match="too small to hold dice"):
+        read_tray(np.zeros((20, 30, 3), np.uint8))
+    assert read_tray(np.zeros((32, 3000, 3), np.uint8)) == []
