@@ -32,6 +32,11 @@ MARK_OK = (250, 196, 60)
 MARK_PROBLEM = (255, 70, 60)
 
 
+# Characters the rules' texts use that the bundled font has no glyph for.
+PLAIN = str.maketrans({"≥": ">=", "≤": "<=", "→": "->", "×": "x", "½": "1/2", "—": "-",
+                       "−": "-", "✓": "ok"})
+
+
 @functools.lru_cache(maxsize=32)
 def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=size)
@@ -81,17 +86,21 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
                   MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
         prompt = _hint(screen)
     for line in screen.details:
-        y = _fit_text(draw, (x0, y), line, round(28 * unit), x1 - x0, fill=TEXT) + round(8 * unit)
+        if y > body[3] - 165 * unit:              # keep room for the chance and the rules
+            break
+        y = _wrap(draw, (x0, y), line, font(round(26 * unit)), x1 - x0, TEXT, max_lines=2) \
+            + round(4 * unit)
     facts = screen.odds_text()
     if facts:
-        y = _fit_text(draw, (x0, y + 6 * unit), facts, round(26 * unit), x1 - x0, fill=ACCENT) + round(8 * unit)
+        y = _wrap(draw, (x0, y + 6 * unit), facts, font(round(26 * unit)), x1 - x0, ACCENT,
+                  max_lines=2) + round(4 * unit)
     if screen.rules:
         y = _wrap(draw, (x0, y), "rules " + "  ".join(screen.rules), font(round(22 * unit)),
                   x1 - x0, MUTED)
     for name, problem in screen.hardware.items():
         y = _wrap(draw, (x0, y + 4 * unit), f"{name}: {problem}", font(round(20 * unit)),
                   x1 - x0, MARK_PROBLEM)
-    if screen.entry_id is not None:
+    if screen.entry_id is not None and y < body[3] - 30 * unit:
         draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
                   fill=MUTED, anchor="rd")
 
@@ -114,7 +123,7 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     big = screen.headline or screen.state_label
     _fit_text(draw, (width / 2, line + 6), big, height - 3 * line - 10, width, fill=white,
               anchor="mt", bold=True)
-    under = "  ".join(x for x in (screen.odds_text().replace("chance ", ""), screen.rules[0]
+    under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0]
                                   if screen.rules else "") if x)
     _fit_text(draw, (0, height - 2 * line - 2), under, line, width, fill=white)
     _fit_text(draw, (0, height - line - 1), screen.prompt or _hint(screen), line, width, fill=white)
@@ -141,6 +150,7 @@ def _state_colour(screen: Screen) -> tuple[int, int, int]:
 def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: float,
               *, fill, anchor: str = "la", bold: bool = False) -> float:
     """Draw `text` at the largest size up to `size` that fits `max_width`; return its bottom."""
+    text = text.translate(PLAIN)
     size = max(size, 8)
     stroke = max(1, size // 28) if bold else 0
     while size > 8 and draw.textlength(text, font=font(size)) + 2 * stroke > max_width:
@@ -152,27 +162,38 @@ def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: fl
 
 
 def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, max_width: float,
-          fill) -> float:
+          fill, max_lines: int = 4) -> float:
+    """Draw `text` word-wrapped to `max_width`, at most `max_lines` (the last one cut with
+    an ellipsis); return the y below it."""
     x, y = xy
+    lines: list[str] = []
     line = ""
-    for word in text.split():
+    for word in text.translate(PLAIN).split():
         trial = f"{line} {word}".strip()
         if line and draw.textlength(trial, font=f) > max_width:
-            draw.text((x, y), line, font=f, fill=fill)
-            y += f.size * 1.25
+            lines.append(line)
             line = word
         else:
             line = trial
     if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and draw.textlength(last + "…", font=f) > max_width:
+            last = last[:-1]
+        lines = lines[:max_lines - 1] + [last.rstrip() + "…"]
+    for line in lines:
         draw.text((x, y), line, font=f, fill=fill)
         y += f.size * 1.25
     return y
 
 
 def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box) -> None:
-    """Paste the frame scaled into `box` and mark each die with its value."""
+    """Paste the frame, zoomed on the dice, into `box` and mark each die with its value."""
     x0, y0, x1, y1 = box
-    rgb = Image.fromarray(np.ascontiguousarray(frame[:, :, ::-1]) if frame.ndim == 3 else frame)
+    left, top, right, bottom = _zoom(frame.shape[1], frame.shape[0], marks, (x1 - x0) / (y1 - y0))
+    rgb = Image.fromarray(np.ascontiguousarray(frame[top:bottom, left:right, ::-1])
+                          if frame.ndim == 3 else frame[top:bottom, left:right])
     scale = min((x1 - x0) / rgb.width, (y1 - y0) / rgb.height)
     shown = rgb.resize((max(1, round(rgb.width * scale)), max(1, round(rgb.height * scale))),
                        Image.Resampling.BILINEAR)
@@ -180,10 +201,10 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
     oy = y0 + ((y1 - y0) - shown.height) // 2
     image.paste(shown, (ox, oy))
     draw = ImageDraw.Draw(image)
-    label_font = font(max(14, round(shown.height / 14)))
-    radius = max(8, round(shown.height / 22))
+    label_font = font(max(18, round((y1 - y0) / 10)))
+    radius = max(10, round(min(shown.size) / 20))
     for mark in marks:
-        cx, cy = ox + mark.center[0] * scale, oy + mark.center[1] * scale
+        cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
         colour = MARK_PROBLEM if mark.problem else MARK_OK
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
         label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
@@ -196,3 +217,20 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
         draw.rectangle((bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2), fill=(0, 0, 0))
         draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")
+
+
+def _zoom(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:
+    """The part of the frame to show: around the dice (a third of the frame at least), with
+    the box's aspect ratio; the whole frame when there are no dice."""
+    if not marks:
+        return 0, 0, width, height
+    xs = [m.center[0] for m in marks]
+    ys = [m.center[1] for m in marks]
+    margin = 0.12 * max(width, height)
+    w = max(max(xs) - min(xs) + 2 * margin, width / 3)
+    h = max(max(ys) - min(ys) + 2 * margin, height / 3)
+    w, h = max(w, h * aspect), max(h, w / aspect)
+    w, h = min(w, width), min(h, height)
+    cx = min(max((max(xs) + min(xs)) / 2, w / 2), width - w / 2)
+    cy = min(max((max(ys) + min(ys)) / 2, h / 2), height - h / 2)
+    return round(cx - w / 2), round(cy - h / 2), round(cx + w / 2), round(cy + h / 2)

@@ -62,6 +62,7 @@ class Screen:
     details: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     odds: float | None = None                   # probability of this result
+    odds_of: str = ""                           # what the odds are of ("a hit on the target")
     prompt: str = ""                            # what to do now, or what went wrong
     level: str = "info"                         # info | warn | error
     frame: np.ndarray | None = None             # the tray image (BGR) the dice were read from
@@ -74,12 +75,16 @@ class Screen:
     def state_label(self) -> str:
         return STATE_LABELS.get(self.state, self.state.upper())
 
-    def odds_text(self) -> str:
+    def odds_percent(self) -> str:
         if self.odds is None:
             return ""
         percent = self.odds * 100
-        text = f"{percent:.1f}%" if percent >= 0.1 else f"{percent:.3f}%"
-        return f"chance {text}"
+        return f"{percent:.1f}%" if percent >= 0.1 else f"{percent:.3f}%"
+
+    def odds_text(self) -> str:
+        if self.odds is None:
+            return ""
+        return f"chance {self.odds_percent()}" + (f" of {self.odds_of}" if self.odds_of else "")
 
     def text_lines(self) -> list[str]:
         """Everything on the screen as plain text (terminal, logs, tests)."""

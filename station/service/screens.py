@@ -24,11 +24,12 @@ def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[D
     """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
-    details = [step["text"] for step in data.get("steps", [])[-3:]]
+    details = [step["text"] for step in data.get("steps", [])[:3]]
     prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
                   command=data.get("command", data["action"]), position=position,
                   headline=outcome_words(data), tone=tone, details=details,
-                  rules=list(data.get("rules", [])), odds=data.get("odds"), prompt=prompt,
+                  rules=list(data.get("rules", [])), odds=data.get("odds"),
+                  odds_of=data.get("odds_of", ""), prompt=prompt,
                   frame=frame, marks=marks, reroll_offered=reroll_offered, entry_id=entry_id)
