@@ -191,7 +191,7 @@ def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, m
 def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box) -> None:
     """Paste the frame, zoomed on the dice, into `box` and mark each die with its value."""
     x0, y0, x1, y1 = box
-    left, top, right, bottom = _zoom(frame.shape[1], frame.shape[0], marks, (x1 - x0) / (y1 - y0))
+    left, top, right, bottom = zoom_box(frame.shape[1], frame.shape[0], marks, (x1 - x0) / (y1 - y0))
     rgb = Image.fromarray(np.ascontiguousarray(frame[top:bottom, left:right, ::-1])
                           if frame.ndim == 3 else frame[top:bottom, left:right])
     scale = min((x1 - x0) / rgb.width, (y1 - y0) / rgb.height)
@@ -219,7 +219,7 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
         draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")
 
 
-def _zoom(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:
+def zoom_box(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:
     """The part of the frame to show: around the dice (a third of the frame at least), with
     the box's aspect ratio; the whole frame when there are no dice."""
     if not marks:

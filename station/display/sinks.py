@@ -18,7 +18,7 @@ from typing import Protocol, TextIO
 import numpy as np
 from PIL import Image
 
-from station.display.render import render, render_compact
+from station.display.render import render, render_compact, zoom_box
 from station.display.screen import Screen
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class TerminalSink:
         out.append(f"{bold}\x1b[44m{head}{reset}{dim} {screen.command}  "
                    f"{screen.position[0]}/{screen.position[1]}{reset}  \x1b[30;43m{state}{reset}\n\n")
         if screen.frame is not None:
-            out.append(_half_blocks(screen, min(64, columns - 4)))
+            out.append(_half_blocks(screen, min(48, columns - 4)))
             out.append("\n")
         if screen.headline:
             out.append(f"   {self.COLOURS.get(screen.tone, bold)}{screen.headline}{reset}\n")
@@ -113,14 +113,17 @@ def _half_blocks(screen: Screen, columns: int) -> str:
     """The tray frame in ▀ characters (two pixels a cell, 24-bit colour) with die values."""
     frame = screen.frame
     assert frame is not None
-    h, w = frame.shape[:2]
+    left, top, right, bottom = zoom_box(frame.shape[1], frame.shape[0], screen.marks, 4 / 3)
+    h, w = bottom - top, right - left
     rows = max(2, round(columns * h / w / 2))
-    small = np.asarray(Image.fromarray(np.ascontiguousarray(frame[:, :, ::-1])).resize(
-        (columns, rows * 2), Image.Resampling.BOX))
+    small = np.asarray(Image.fromarray(np.ascontiguousarray(frame[top:bottom, left:right, ::-1]))
+                       .resize((columns, rows * 2), Image.Resampling.BOX))
     labels: dict[tuple[int, int], tuple[str, bool]] = {}
     for mark in screen.marks:
-        col = min(columns - 1, int(mark.center[0] / w * columns))
-        row = min(rows - 1, int(mark.center[1] / h * rows))
+        col = int((mark.center[0] - left) / w * columns)
+        row = int((mark.center[1] - top) / h * rows)
+        if not (0 <= col < columns and 0 <= row < rows):
+            continue
         text = mark.label if not mark.problem else "?"
         for i, ch in enumerate(text[:5]):
             if col + i < columns:

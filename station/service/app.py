@@ -98,8 +98,8 @@ class Station:
         import numpy as np
         from station.camera import CameraError, open_camera
         camera_settings = dict(config.camera)
-        if options.simulate:
-            camera_settings["source"] = "synthetic"
+        if options.simulate:                  # 800x600 films render fast enough to watch
+            camera_settings.update(source="synthetic", resolution=[800, 600])
         try:
             self.camera = open_camera(camera_settings,
                                       simulate_rng=np.random.default_rng(options.seed))
