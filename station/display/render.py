@@ -118,15 +118,17 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     draw = ImageDraw.Draw(image)
     line = max(9, height // 7)
     white = (255, 255, 255)
-    _fit_text(draw, (0, 0), screen.action, line, width, fill=white)
+    # the bundled font's space is 2 px wide at OLED sizes: double it so words stay apart
+    spaced = (lambda text: text.replace(" ", "  ")) if line < 14 else (lambda text: text)
+    _fit_text(draw, (0, 0), spaced(screen.action), line, width, fill=white)
     draw.line((0, line + 2, width, line + 2), fill=white)
     big = screen.headline or screen.state_label
     _fit_text(draw, (width / 2, line + 6), big, height - 3 * line - 10, width, fill=white,
               anchor="mt", bold=True)
-    under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0]
-                                  if screen.rules else "") if x)
-    _fit_text(draw, (0, height - 2 * line - 2), under, line, width, fill=white)
-    _fit_text(draw, (0, height - line - 1), screen.prompt or _hint(screen), line, width, fill=white)
+    under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
+    _fit_text(draw, (0, height - 2 * line - 2), spaced(under), line, width, fill=white)
+    _fit_text(draw, (0, height - line - 1), spaced(screen.prompt or _hint(screen)), line, width,
+              fill=white)
     return image
 
 
