@@ -45,5 +45,6 @@ class DiceExhausted(Exception):
 
     def __init__(self, kind: DieKind, count: int, purpose: str, detail: str = "") -> None:
         self.kind, self.count, self.purpose = kind, count, purpose
-        need = f"{count} {kind} {'die' if count == 1 else 'dice'} for {purpose}"
-        super().__init__(f"still needed: {need}" + (f" ({detail})" if detail else ""))
+        words = kind if kind == "d6" else f"{kind} {'die' if count == 1 else 'dice'}"
+        context = "; ".join(p for p in (purpose, detail) if p)
+        super().__init__(f"still needed: {count} {words}" + (f" ({context})" if context else ""))

@@ -1,0 +1,288 @@
+"""Face textures for the synthetic tray: d6 pips, scatter arrows and HIT, artillery numerals.
+
+Every face is drawn on a square RGBA-like canvas (BGR + alpha with rounded corners) of
+`TEXTURE` pixels, "up" being the texture's row 0. The renderer warps it onto the die's face in
+3D. Glyphs come from TrueType fonts through Pillow (fonts shipped by the `font-roboto`,
+`font-source-sans-pro` and `font-lato` PyPI packages, or DejaVu from Debian when present), with
+OpenCV's Hershey fonts as the fallback, so at least three sans-serif styles are always there.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import os
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+TEXTURE = 128  # pixels on a side of a face texture
+
+# name -> BGR. The players' colour words; dice get a jittered version of these.
+DIE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (40, 35, 190),
+    "blue": (170, 80, 25),
+    "white": (230, 232, 234),
+    "black": (32, 30, 30),
+    "green": (60, 150, 35),
+    "yellow": (40, 205, 225),
+    "purple": (120, 35, 95),
+    "orange": (25, 115, 235),
+    "grey": (128, 128, 124),
+}
+LIGHT_COLOURS = {"white", "yellow", "orange", "grey"}
+
+PIP_LAYOUT = {
+    1: [(0.5, 0.5)],
+    2: [(0.27, 0.27), (0.73, 0.73)],
+    3: [(0.26, 0.26), (0.5, 0.5), (0.74, 0.74)],
+    4: [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)],
+    5: [(0.26, 0.26), (0.74, 0.26), (0.5, 0.5), (0.26, 0.74), (0.74, 0.74)],
+    6: [(0.27, 0.24), (0.27, 0.5), (0.27, 0.76), (0.73, 0.24), (0.73, 0.5), (0.73, 0.76)],
+}
+
+_FONT_PACKAGES = {
+    "roboto": ("font_roboto", "Roboto-Bold.ttf"),
+    "source-sans": ("font_source_sans_pro", "SourceSansPro-Bold.ttf"),
+    "lato": ("font_lato", "Lato-Black.ttf"),
+}
+_SYSTEM_FONTS = {
+    "dejavu": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+}
+HERSHEY_FONTS = {"hershey-simplex": cv2.FONT_HERSHEY_SIMPLEX,
+                 "hershey-duplex": cv2.FONT_HERSHEY_DUPLEX}
+
+
+def _font_file(name: str) -> str | None:
+    if name in _SYSTEM_FONTS:
+        path = _SYSTEM_FONTS[name]
+        return path if os.path.exists(path) else None
+    module, filename = _FONT_PACKAGES[name]
+    try:
+        package = importlib.import_module(module)
+    except ImportError:
+        return None
+    for root, _dirs, files in os.walk(os.path.dirname(package.__file__)):
+        if filename in files:
+            return os.path.join(root, filename)
+    return None
+
+
+@functools.cache
+def available_fonts() -> tuple[str, ...]:
+    """Font names usable for artillery numerals here (TrueType ones need Pillow)."""
+    names = []
+    try:
+        import PIL.ImageFont  # noqa: F401
+        names = [n for n in (*_FONT_PACKAGES, *_SYSTEM_FONTS) if _font_file(n)]
+    except ImportError:
+        pass
+    return tuple(names) + tuple(HERSHEY_FONTS)
+
+
+@functools.cache
+def glyph_mask(text: str, font: str, height: int) -> np.ndarray:
+    """A tight uint8 mask (255 = ink) of `text` whose cap height is about `height` pixels."""
+    if font in HERSHEY_FONTS:
+        face = HERSHEY_FONTS[font]
+        scale = height / 22.0
+        thick = max(2, round(height / 7))
+        (w, h), base = cv2.getTextSize(text, face, scale, thick)
+        canvas = np.zeros((h + base + 2 * thick, w + 2 * thick), np.uint8)
+        cv2.putText(canvas, text, (thick, h + thick), face, scale, 255, thick, cv2.LINE_AA)
+    else:
+        from PIL import Image, ImageDraw, ImageFont
+        pil_font = ImageFont.truetype(_font_file(font), int(height * 1.4))
+        x0, y0, x1, y1 = pil_font.getbbox(text)
+        image = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
+        ImageDraw.Draw(image).text((2 - x0, 2 - y0), text, fill=255, font=pil_font)
+        canvas = np.asarray(image).copy()
+    ys, xs = np.nonzero(canvas > 40)
+    return canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+@dataclass
+class FaceStyle:
+    """How one die looks: body colour and ink colour (pips, arrows, numerals)."""
+
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]
+    colour: str
+    font: str = "hershey-duplex"
+    misfire_style: str = "burst"  # "burst", "bomb" or "word"
+    hit_arrow: bool = True
+
+
+def random_style(rng: np.random.Generator, colour: str | None = None,
+                 fonts: tuple[str, ...] | None = None) -> FaceStyle:
+    colour = colour or str(rng.choice(list(DIE_COLOURS)))
+    body = tuple(int(np.clip(c + rng.integers(-18, 19), 0, 255)) for c in DIE_COLOURS[colour])
+    if colour in LIGHT_COLOURS:
+        ink = (25, 25, 25) if colour != "grey" or rng.random() < 0.5 else (245, 245, 245)
+    elif colour == "black" and rng.random() < 0.25:
+        ink = (40, 200, 230)  # yellow-on-black, as some scatter dice are printed
+    else:
+        ink = (240, 240, 238)
+    fonts = fonts or available_fonts()
+    return FaceStyle(body=body, ink=ink, colour=colour, font=str(rng.choice(fonts)),
+                     misfire_style=str(rng.choice(["burst", "bomb", "word"])),
+                     hit_arrow=bool(rng.random() < 0.85))
+
+
+def _rounded_alpha(radius_frac: float = 0.14) -> np.ndarray:
+    n, r = TEXTURE, int(TEXTURE * radius_frac)
+    alpha = np.zeros((n * 4, n * 4), np.uint8)
+    r4 = r * 4
+    cv2.rectangle(alpha, (r4, 0), (4 * n - 1 - r4, 4 * n - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r4), (4 * n - 1, 4 * n - 1 - r4), 255, -1)
+    for cx in (r4, 4 * n - 1 - r4):
+        for cy in (r4, 4 * n - 1 - r4):
+            cv2.circle(alpha, (cx, cy), r4, 255, -1)
+    return cv2.resize(alpha, (n, n), interpolation=cv2.INTER_AREA)
+
+
+_ALPHA = _rounded_alpha()
+# Beveled edges: the face darkens a little toward its border, as rounded dice do.
+_yy, _xx = np.mgrid[0:TEXTURE, 0:TEXTURE] / (TEXTURE - 1)
+_EDGE = np.minimum(np.minimum(_xx, 1 - _xx), np.minimum(_yy, 1 - _yy))
+_BEVEL = (0.78 + 0.22 * np.clip(_EDGE / 0.09, 0, 1)).astype(np.float32)
+
+
+def _blank(style: FaceStyle) -> np.ndarray:
+    return np.full((TEXTURE, TEXTURE, 3), style.body, np.uint8)
+
+
+def _finish(face: np.ndarray) -> np.ndarray:
+    """Bevel shading, then BGRA with rounded corners."""
+    shaded = (face.astype(np.float32) * _BEVEL[..., None]).clip(0, 255).astype(np.uint8)
+    return np.dstack([shaded, _ALPHA])
+
+
+def _paint(face: np.ndarray, mask: np.ndarray, colour) -> None:
+    a = (mask.astype(np.float32) / 255.0)[..., None]
+    face[:] = (face * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+
+
+def pip_face(value: int, style: FaceStyle) -> np.ndarray:
+    face = _blank(style)
+    ss = 4
+    mask = np.zeros((TEXTURE * ss, TEXTURE * ss), np.uint8)
+    radius = int(0.095 * TEXTURE * ss)
+    for u, v in PIP_LAYOUT[value]:
+        cv2.circle(mask, (int(u * TEXTURE * ss), int(v * TEXTURE * ss)), radius, 255, -1)
+    mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+    _paint(face, mask, style.ink)
+    return _finish(face)
+
+
+def arrow_polygon(length: float, width: float, head_frac: float = 0.4,
+                  head_width: float | None = None) -> np.ndarray:
+    """An arrow pointing up (texture -y), centred on (0, 0): shaft then triangular head."""
+    head_width = head_width or width * 3.0
+    half, head = length / 2, length * head_frac
+    return np.array([
+        (-width / 2, half), (width / 2, half), (width / 2, -half + head),
+        (head_width / 2, -half + head), (0, -half), (-head_width / 2, -half + head),
+        (-width / 2, -half + head)], np.float32)
+
+
+def _draw_polygon(mask: np.ndarray, poly: np.ndarray, angle_deg: float, centre, ss: int):
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
+    pts = (poly @ rot.T + np.array(centre, np.float32)) * ss
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255, cv2.LINE_AA)
+
+
+def scatter_face(value: str, angle_deg: float, style: FaceStyle) -> np.ndarray:
+    """Arrow face (big arrow at `angle_deg` clockwise from texture up) or HIT face.
+
+    On HIT the small arrow, when the style has one, sits below the word at `angle_deg`.
+    """
+    face = _blank(style)
+    ss = 4
+    mask = np.zeros((TEXTURE * ss, TEXTURE * ss), np.uint8)
+    c = TEXTURE / 2
+    if value == "arrow":
+        _draw_polygon(mask, arrow_polygon(TEXTURE * 0.72, TEXTURE * 0.11, 0.36),
+                      angle_deg, (c, c), ss)
+    else:
+        word = glyph_mask("HIT", "hershey-duplex" if style.font.startswith("hershey")
+                          else style.font, int(TEXTURE * 0.22 * ss))
+        h, w = word.shape
+        scale = min(1.0, TEXTURE * 0.62 * ss / w)
+        word = cv2.resize(word, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
+        h, w = word.shape
+        y0 = int((c - (12 if style.hit_arrow else 0)) * ss - h / 2)
+        x0 = int(c * ss - w / 2)
+        mask[y0:y0 + h, x0:x0 + w] = np.maximum(mask[y0:y0 + h, x0:x0 + w], word)
+        if style.hit_arrow:
+            _draw_polygon(mask, arrow_polygon(TEXTURE * 0.26, TEXTURE * 0.05, 0.42),
+                          angle_deg, (c, c + TEXTURE * 0.28), ss)
+    mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+    _paint(face, mask, style.ink)
+    return _finish(face)
+
+
+def _misfire_mask(style: FaceStyle, ss: int) -> np.ndarray:
+    n = TEXTURE * ss
+    mask = np.zeros((n, n), np.uint8)
+    c = n / 2
+    if style.misfire_style == "word":
+        word = glyph_mask("MISFIRE", style.font, int(TEXTURE * 0.14 * ss))
+        h, w = word.shape
+        scale = min(1.0, n * 0.78 / w)
+        word = cv2.resize(word, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
+        h, w = word.shape
+        mask[int(c - h / 2):int(c - h / 2) + h, int(c - w / 2):int(c - w / 2) + w] = word
+    elif style.misfire_style == "bomb":
+        cv2.circle(mask, (int(c - 0.05 * n), int(c + 0.07 * n)), int(0.22 * n), 255, -1,
+                   cv2.LINE_AA)
+        cv2.line(mask, (int(c + 0.08 * n), int(c - 0.08 * n)), (int(c + 0.2 * n),
+                 int(c - 0.24 * n)), 255, int(0.05 * n), cv2.LINE_AA)
+        _draw_burst(mask, (c + 0.24 * n, c - 0.29 * n), 0.1 * n, 0.04 * n, 8)
+    else:
+        _draw_burst(mask, (c, c), 0.36 * n, 0.16 * n, 10)
+        cv2.circle(mask, (int(c), int(c)), int(0.09 * n), 0, -1, cv2.LINE_AA)
+    return mask
+
+
+def _draw_burst(mask, centre, outer, inner, spikes):
+    pts = []
+    for i in range(2 * spikes):
+        r = outer if i % 2 == 0 else inner
+        a = math.pi * i / spikes
+        pts.append((centre[0] + r * math.sin(a), centre[1] - r * math.cos(a)))
+    cv2.fillPoly(mask, [np.round(np.array(pts)).astype(np.int32)], 255, cv2.LINE_AA)
+
+
+def artillery_face(value: int | str, style: FaceStyle) -> np.ndarray:
+    face = _blank(style)
+    ss = 2
+    if value == "misfire":
+        mask = _misfire_mask(style, ss)
+    else:
+        mask = np.zeros((TEXTURE * ss, TEXTURE * ss), np.uint8)
+        glyph = glyph_mask(str(value), style.font, int(TEXTURE * 0.5 * ss))
+        h, w = glyph.shape
+        scale = min(1.0, TEXTURE * 0.8 * ss / w)
+        glyph = cv2.resize(glyph, (max(1, int(w * scale)), max(1, int(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        h, w = glyph.shape
+        y0, x0 = (TEXTURE * ss - h) // 2, (TEXTURE * ss - w) // 2
+        mask[y0:y0 + h, x0:x0 + w] = glyph
+    mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+    _paint(face, mask, style.ink)
+    return _finish(face)
+
+
+def face_texture(kind: str, value, style: FaceStyle, angle_deg: float = 0.0) -> np.ndarray:
+    """The BGRA texture of one face of a die of `kind` showing `value`."""
+    if kind == "d6":
+        return pip_face(int(value), style)
+    if kind == "scatter":
+        return scatter_face(str(value), angle_deg, style)
+    if kind == "artillery":
+        return artillery_face(value, style)
+    raise ValueError(f"unknown die kind {kind!r}: expected d6, scatter or artillery")

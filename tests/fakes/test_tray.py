@@ -1,0 +1,95 @@
+"""The synthetic tray renderer: its truth must be exact, since readers are judged by it."""
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from station.fakes.tray import Finish, random_tray, render_roll
+from station.fakes.tray_faces import available_fonts
+from station.rules.faces import Face
+
+CLEAN = Finish(blur=0.0, noise=0.0, jpeg_quality=None, vignette=0.0)
+
+
+def test_truth_follows_the_faces_in_order():
+    faces = [Face("d6", 1), Face("d6", 6), Face("scatter", "hit"), Face("artillery", "misfire"),
+             Face("artillery", 8), Face("scatter", "arrow", 123.0)]
+    shot = render_roll(faces, np.random.default_rng(1), size=(800, 600))
+    assert shot.image.shape == (600, 800, 3) and shot.image.dtype == np.uint8
+    assert [(t.kind, t.value) for t in shot.truth] == [(f.kind, f.value) for f in faces]
+    for t in shot.truth:
+        x0, y0, x1, y1 = t.box
+        assert 0 <= x0 < t.center[0] < x1 <= 800 and 0 <= y0 < t.center[1] < y1 <= 600
+    assert shot.truth[-1].bearing_tray_deg == pytest.approx(123.0, abs=1e-6)
+    assert shot.truth[0].bearing_deg is None
+
+
+def test_same_seed_same_picture():
+    a = random_tray(np.random.default_rng(7), size=(640, 480))
+    b = random_tray(np.random.default_rng(7), size=(640, 480))
+    assert np.array_equal(a.image, b.image)
+
+
+def test_marker_corners_and_homography_match_what_opencv_detects():
+    shot = render_roll([Face("d6", 3)], np.random.default_rng(2), size=(1280, 960),
+                       markers=True, tilt_deg=6, yaw_deg=20)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(shot.image)
+    found = {int(i): np.asarray(c).reshape(4, 2) for c, i in zip(corners, np.ravel(ids))}
+    assert set(found) == {0, 1, 2, 3}
+    for marker_id, truth in shot.markers.items():
+        assert np.abs(found[marker_id] - truth).max() < 1.5
+    # The floor homography maps the die's floor centre to below its top face's centre.
+    die = shot.truth[0]
+    p = cv2.perspectiveTransform(np.array([[die.center_mm]], float), shot.homography)[0, 0]
+    assert np.hypot(*(p - die.center)) < 0.6 * shot.camera.px_per_mm() * shot.die_mm
+
+
+@pytest.mark.parametrize("bearing", [0.0, 37.0, 90.0, 200.0, 315.0])
+def test_scatter_bearing_truth_matches_the_drawn_arrow(bearing):
+    shot = render_roll([Face("scatter", "arrow", bearing)], np.random.default_rng(3),
+                       size=(1280, 960), tray_mm=(120, 100), die_mm=30, colours=["black"],
+                       finish=CLEAN, tilt_deg=0, yaw_deg=0, floor="felt-green")
+    die = shot.truth[0]
+    x0, y0, x1, y1 = (int(v) for v in die.box)
+    crop = cv2.cvtColor(shot.image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    ys, xs = np.nonzero(crop > 200)           # the white arrow on the black die
+    pts = np.column_stack([xs, ys]).astype(float)
+    centre = pts.mean(axis=0)
+    _, vecs = np.linalg.eigh(np.cov((pts - centre).T))
+    axis = vecs[:, -1]
+    along = (pts - centre) @ axis
+    across = np.abs((pts - centre) @ np.array([-axis[1], axis[0]]))
+    # The head is the wide end.
+    if across[along > 0].max() < across[along < 0].max():
+        axis = -axis
+    measured = math.degrees(math.atan2(axis[0], -axis[1])) % 360
+    assert abs((measured - die.bearing_deg + 180) % 360 - 180) < 3
+    assert die.bearing_deg == pytest.approx(bearing, abs=1.0)   # camera straight, no yaw
+
+
+def test_cocked_dice_are_flagged_and_touching_dice_too():
+    faces = [Face("d6", v) for v in (1, 2, 3, 4, 5, 6, 1, 2)]
+    shot = render_roll(faces, np.random.default_rng(4), size=(640, 480), cocked=0.5,
+                       touching=0.4)
+    flags = [f for t in shot.truth for f in t.flags]
+    assert "cocked" in flags and "touching" in flags
+
+
+def test_artillery_numerals_come_in_at_least_three_fonts():
+    assert len(available_fonts()) >= 3
+    faces = [Face("artillery", v) for v in (2, 4, 6, 8, 10, "misfire")] * 2
+    shot = render_roll(faces, np.random.default_rng(5), size=(640, 480))
+    assert all(t.font in available_fonts() for t in shot.truth)
+
+
+def test_4k_frame_and_bad_sizes():
+    shot = render_roll([Face("d6", 5)] * 3, np.random.default_rng(6), size=(3840, 2160))
+    assert shot.image.shape == (2160, 3840, 3)
+    with pytest.raises(ValueError, match="size"):
+        render_roll([Face("d6", 5)], np.random.default_rng(6), size=(10, 10))
+    with pytest.raises(ValueError, match="colour"):
+        render_roll([Face("d6", 5)], np.random.default_rng(6), colours=["teal"])
