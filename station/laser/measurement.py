@@ -4,7 +4,7 @@ MEAS-1: distances are inches, 1 in = 25.4 mm exactly, base edge to base edge.
 MEAS-2: a reading is the distance from the device's reference edge to the spot. The
 calibration takes out the device's offset (and scale); when the spot falls on a model, its
 base radius is taken off too, giving base-to-base inches. The raw reading is always shown
-beside the result.
+beside the result. The arithmetic is the rules core's (`station.rules.geometry`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from datetime import datetime, timezone
 
 from station.laser.calibration import Calibration
 from station.laser.codec import Reading
+from station.rules.geometry import laser_base_to_base_in, mm_to_in
 
-MM_PER_INCH = 25.4
 ROUND_BASES_MM = (25, 32, 40, 50)     # the round base diameters players use
 
 
@@ -37,18 +37,14 @@ class Measurement:
 
     @property
     def inches(self) -> float:
-        return self.mm / MM_PER_INCH
-
-    @property
-    def base_to_base_mm(self) -> float | None:
-        if self.base_radius_mm is None:
-            return None
-        return max(0.0, self.mm - self.base_radius_mm)
+        return mm_to_in(self.mm)
 
     @property
     def base_to_base_inches(self) -> float | None:
-        b2b = self.base_to_base_mm
-        return None if b2b is None else b2b / MM_PER_INCH
+        """The calibration already holds the reference-edge offset; the base radius goes."""
+        if self.base_radius_mm is None:
+            return None
+        return laser_base_to_base_in(self.mm, target_radius_mm=self.base_radius_mm)
 
     def to_json(self) -> dict:
         data = {"device": self.device, "raw_mm": round(self.raw_mm, 2),

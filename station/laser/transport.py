@@ -26,6 +26,7 @@ from station.laser.codec import Codec, DeviceError, Event, Notice, Reading
 
 log = logging.getLogger(__name__)
 
+PUSHED_KEPT = 256      # pushed readings waiting for a taker; older ones are dropped
 VID_PID = re.compile(r"^([0-9a-fA-F]{4}):([0-9a-fA-F]{4})$")
 
 
@@ -98,7 +99,7 @@ class Transport:
         self._codec_lock = threading.Lock()   # the reader feeds while a requester encodes
         self._request_lock = threading.Lock()
         self._reply: queue.Queue[Event] | None = None
-        self._pushed: queue.Queue[Event] = queue.Queue()
+        self._pushed: queue.Queue[Event] = queue.Queue(maxsize=PUSHED_KEPT)
         self._closing = threading.Event()
         self._stale = threading.Event()
         self._timeouts = 0
@@ -209,8 +210,14 @@ class Transport:
     def _received(self, data: bytes) -> None:
         self.bytes_received += len(data)
         with self._codec_lock:
-            events = self.codec.feed(data)
-            answer_back = self.codec.outgoing()
+            try:
+                events = self.codec.feed(data)
+                answer_back = self.codec.outgoing()
+            except Exception:                 # a codec bug must not stop the listener
+                log.exception("laser codec %s failed on %r; its buffer is reset",
+                              self.codec.name, data[:64])
+                self.codec.reset()
+                return
         if answer_back and self._serial is not None:
             try:
                 self._serial.write(answer_back)
@@ -227,11 +234,30 @@ class Transport:
                 self._reply = None
                 reply.put(event)
             else:
-                self._pushed.put(event)
+                self._push(event)
         else:
             log.debug("laser %s: %s %s", self.codec.name, event.kind, event.detail)
-        if self.on_event is not None:
+        self._notify(event)
+
+    def _push(self, event: Event) -> None:
+        """Queue a pushed reading; when nobody takes them, the oldest make room."""
+        while True:
+            try:
+                self._pushed.put_nowait(event)
+                return
+            except queue.Full:
+                try:
+                    self._pushed.get_nowait()
+                except queue.Empty:
+                    pass
+
+    def _notify(self, event: Event) -> None:
+        if self.on_event is None:
+            return
+        try:
             self.on_event(event)
+        except Exception:                     # the listener must outlive its callback
+            log.exception("laser on_event callback failed on %s", event)
 
     def _reconnect(self) -> None:
         delay = self.settings.backoff_initial_s
@@ -261,8 +287,7 @@ class Transport:
                 self._stale.set()
                 return
         self.connected.set()
-        if self.on_event is not None:
-            self.on_event(Notice("connected", self.settings.port))
+        self._notify(Notice("connected", self.settings.port))
 
     def _drop(self) -> None:
         was_connected = self.connected.is_set()
@@ -273,8 +298,8 @@ class Transport:
                 port.close()
             except (serial.SerialException, OSError):
                 pass
-        if was_connected and self.on_event is not None:
-            self.on_event(Notice("disconnected", self.settings.port))
+        if was_connected:
+            self._notify(Notice("disconnected", self.settings.port))
 
     def _timed_out(self) -> None:
         self._timeouts += 1

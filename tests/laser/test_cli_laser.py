@@ -3,9 +3,11 @@ simulated devices on real pseudo-terminals (MEAS-1, MEAS-2)."""
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -95,48 +97,63 @@ def test_calibrate_needs_points(capsys, profile):
     assert "--at MM" in capsys.readouterr().err
 
 
-def station(*argv, **options):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "station", *argv], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **options)
+class Station:
+    """`python -m station ARGS` in a subprocess, its output lines read with a timeout."""
+
+    def __init__(self, *argv, **options):
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "station", *argv], cwd=ROOT,
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, **options)
+        self.out, self.err = queue.Queue(), queue.Queue()
+        for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
+            threading.Thread(target=self._pump, args=(stream, lines), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream, lines):
+        for line in stream:
+            lines.put(line)
+
+    def line(self, lines=None, timeout=10):
+        return (lines or self.out).get(timeout=timeout)
 
 
 @pytest.mark.parametrize("device", ["glm", "disto"])
 def test_watch_prints_every_pushed_reading_until_ctrl_c(profile, device):
     with start_simulated(device) as sim:
-        proc = station("measure", "--device", device, "--port", sim.port, "--watch",
-                       "--json", "--profile", profile)
+        station = Station("measure", "--device", device, "--port", sim.port, "--watch",
+                          "--json", "--profile", profile)
         lines = []
         try:
+            assert "watching" in station.line(station.err)      # the port is open
             deadline = time.monotonic() + 10
             while device == "glm" and not sim.device.auto_sync:
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
-            time.sleep(0.3)                    # DISTO: nothing to wait for but the open
             for mm in (100.0, 200.0, 300.0):
                 sim.set_distance(mm)
                 sim.press()
-                lines.append(json.loads(proc.stdout.readline()))
+                lines.append(json.loads(station.line()))
         finally:
-            proc.send_signal(signal.SIGINT)
-            status = proc.wait(timeout=10)
+            station.proc.send_signal(signal.SIGINT)
+            status = station.proc.wait(timeout=10)
     assert [line["raw_mm"] for line in lines] == [100.0, 200.0, 300.0]
     assert status == 0
 
 
 def test_simulate_laser_prints_its_port_and_takes_controls(capsys, profile):
-    proc = station("simulate", "laser", "--device", "dollar", "--distance", "777",
-                   stdin=subprocess.PIPE)
+    station = Station("simulate", "laser", "--device", "dollar", "--distance", "777",
+                      stdin=subprocess.PIPE)
+    proc = station.proc
     try:
-        port = proc.stdout.readline().split(" on ")[1].strip()
-        proc.stdout.readline()
+        port = station.line().split(" on ")[1].strip()
+        station.line()
         status, out, _ = measure(capsys, "--device", "dollar", "--port", port, "--json",
                                  "--profile", profile)
         assert status == 0 and json.loads(out)["raw_mm"] == 777.0
         proc.stdin.write("d 1234\n")
         proc.stdin.flush()
-        assert proc.stdout.readline().strip() == "ok"
+        assert station.line().strip() == "ok"
         status, out, _ = measure(capsys, "--device", "dollar", "--port", port, "--json",
                                  "--profile", profile)
         assert json.loads(out)["raw_mm"] == 1234.0

@@ -139,3 +139,24 @@ def test_a_silent_link_is_reopened(sim):
         wait_until(lambda: transport.reconnects == 1 and transport.connected.is_set())
         sim.device.faults.delay_s = 0
         assert transport.request("measure", timeout=2).raw_mm == 254.0
+
+
+@pytest.mark.parametrize("sim", ["jrt"], indirect=True)
+def test_a_failing_codec_or_callback_does_not_stop_the_listener(sim):
+    class Flaky(codec_class("jrt")):
+        failures = 1
+
+        def feed(self, data):
+            if Flaky.failures:
+                Flaky.failures -= 1
+                raise RuntimeError("codec bug")
+            return super().feed(data)
+
+    def callback(event):
+        raise RuntimeError("callback bug")
+
+    transport = Transport(Flaky(), LinkSettings(sim.port, 19200, **FAST), on_event=callback)
+    with transport:
+        with pytest.raises(LinkTimeout):
+            transport.request("measure", timeout=0.3)
+        assert transport.request("measure", timeout=2).raw_mm == 254.0

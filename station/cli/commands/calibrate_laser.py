@@ -31,7 +31,7 @@ def register(registry: CommandRegistry) -> None:
                         help="a reading taken by hand: known mm and the device's raw mm")
     parser.add_argument("--samples", type=int, default=3, metavar="N",
                         help="readings averaged at each distance (default 3)")
-    parser.add_argument("--reference-edge", default="rear",
+    parser.add_argument("--reference-edge", default="rear", metavar="EDGE",
                         help="the edge the device measures from, as set on it (default rear)")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
 

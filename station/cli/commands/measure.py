@@ -91,10 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def watch(device: LaserDevice, args: argparse.Namespace) -> int:
-    if not args.json:
-        how = "press its measure button" if device.pushes else f"asking every {args.every:g} s"
-        print(f"watching the {device.name} on {args.port} ({how}); Ctrl-C to stop",
-              file=sys.stderr)
+    how = "press its measure button" if device.pushes else f"asking every {args.every:g} s"
+    print(f"watching the {device.name} on {args.port} ({how}); Ctrl-C to stop",
+          file=sys.stderr, flush=True)
     try:
         while True:
             if device.pushes:
