@@ -8,72 +8,85 @@ from __future__ import annotations
 
 import logging
 import random
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from station.config import ConfigError
-from station.service.laser import LaserError, Measurement
+from station.service.laser import LaserError
 
 log = logging.getLogger(__name__)
 
 
-class TransportGauge:
-    """A laser tape on a serial port (or a pty), through the real transport and codec."""
+class TapeGauge:
+    """A laser tape on a serial port (or a pty) through `station.laser.LaserDevice`: the real
+    transport, codec and calibration."""
 
     def __init__(self, device: str, port: str, baud: int, timeout: float,
-                 simulated: Any = None) -> None:
-        from station.laser.protocols import codec_class
-        from station.laser.transport import LinkSettings, PortNotFound, Transport
+                 calibration: str | None, simulated: Any = None) -> None:
+        """calibration: a profile path, "" for the default profile, None for none."""
+        from station.laser.calibration import (CalibrationError, default_profile_path,
+                                               load_profile)
+        from station.laser.device import LaserDevice
+        from station.laser.transport import PortNotFound
         try:
-            codec = codec_class(device)()
+            profile = {} if calibration is None else load_profile(
+                Path(calibration).expanduser() if calibration else default_profile_path())
+        except CalibrationError as error:
+            raise ConfigError("laser.calibration", str(error), "") from None
+        if calibration and device not in profile:
+            raise ConfigError("laser.calibration", f"{calibration} holds no calibration for {device}",
+                              f"Run `station calibrate laser --device {device}`, or leave it empty")
+        try:
+            self.tape = LaserDevice(device, port, baud or None, calibration=profile.get(device))
         except KeyError as error:
             raise ConfigError("laser.device", str(error).strip("'\""),
                               "Use one of those names, or device = \"none\"") from None
         self.device, self.timeout = device, timeout
         self.simulated = simulated            # the simulated tape, when there is one
-        self.transport = Transport(codec, LinkSettings(port=port, baudrate=baud or codec.baudrate))
         try:
-            self.transport.open()
+            self.tape.open()
         except PortNotFound as error:
             raise ConfigError("laser.port", str(error).split("\n")[0],
                               "Plug the laser in, fix the port, or set device = \"none\"") from None
 
-    def measure(self) -> Measurement:
+    def measure(self) -> Any:
         from station.laser.codec import DeviceError
         from station.laser.transport import LinkTimeout
         if self.simulated is not None:        # the player aims at another model
             self.simulated.set_distance(round(random.uniform(60, 900), 1))
         try:
-            answer = self.transport.request("measure", timeout=self.timeout)
+            result = self.tape.measure(timeout=self.timeout)
         except LinkTimeout as error:
-            raise LaserError(f"{error}", lost=not self.transport.connected.is_set()) from None
+            raise LaserError(str(error), lost=not self.tape.transport.connected.is_set()) from None
         except Exception as error:         # the port went away under us
             raise LaserError(f"the {self.device} link failed ({error})", lost=True) from None
-        if isinstance(answer, DeviceError):
-            raise LaserError(f"the {self.device} reported error {answer.code}: {answer.message}")
-        return Measurement(self.device, answer.raw_mm, answer.raw_mm, answer.quality)
+        if isinstance(result, DeviceError):
+            raise LaserError(f"the {self.device} reported error {result.code}: {result.message}")
+        return result
 
     def close(self) -> None:
-        self.transport.close()
+        self.tape.close()
         if self.simulated is not None:
             self.simulated.close()
 
 
 def open_laser(settings: dict[str, Any], *, simulate: bool,
-               hardware: dict[str, str]) -> TransportGauge | None:
+               hardware: dict[str, str]) -> TapeGauge | None:
     """The configured laser tape; with `simulate`, that device (or a GLM) simulated on a pty."""
     device = settings["device"]
     if simulate:
         from station.fakes.laser import start_simulated
         device = device if device != "none" else "glm"
         simulated = start_simulated(device, distance_mm=300.0)
-        return TransportGauge(device, simulated.port, settings["baud"],
-                              settings["timeout_seconds"], simulated=simulated)
+        return TapeGauge(device, simulated.port, settings["baud"], settings["timeout_seconds"],
+                         None, simulated=simulated)
     if device == "none":
         return None
-    return TransportGauge(device, settings["port"], settings["baud"], settings["timeout_seconds"])
+    return TapeGauge(device, settings["port"], settings["baud"], settings["timeout_seconds"],
+                     settings["calibration"])
 
 
 class SettleWatcher:

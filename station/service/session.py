@@ -187,14 +187,15 @@ class Session:
             self.problem(f"Laser: {error}")
             return
         self.hardware.pop("laser", None)
-        data = reading.to_json()
         headline = f"{reading.inches:.1f} in"
-        entry_id = self.journal.add_measurement(self.choice.name, headline, data)
-        details = [f"{reading.mm:.0f} mm from the reference edge",
+        entry_id = self.journal.add_measurement(self.choice.name, headline, reading.to_json())
+        state = "calibrated" if reading.calibrated else "uncalibrated"
+        details = [f"{reading.mm:.0f} mm from the reference edge ({state})",
                    f"raw reading {reading.raw_mm:.1f} mm ({reading.device})"]
         self.set_state("measured", self.base_screen(
             "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
-            entry_id=entry_id, prompt="MEASURE again, ROLL for the dice"))
+            entry_id=entry_id, prompt=reading.warning or "MEASURE again, ROLL for the dice",
+            level="warn" if reading.warning else "info"))
 
     # --- screens ---------------------------------------------------------------------
 

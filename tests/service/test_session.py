@@ -12,7 +12,9 @@ from station.controls import Intent
 from station.camera import CameraError
 from station.camera.synthetic import SyntheticTray
 from station.journal import Journal
-from station.service.laser import LaserError, Measurement
+from station.laser.codec import Reading
+from station.laser.measurement import convert
+from station.service.laser import LaserError
 from station.service.session import Session
 from station.vision.types import DetectedDie
 
@@ -35,7 +37,7 @@ class Laser:
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
-        return Measurement("glm", answer, answer)
+        return convert("glm", Reading(answer), None)
 
 
 def truth_reader(tray):
