@@ -102,3 +102,32 @@ def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     assert set(shown) <= kept
     with Journal(journal_path) as journal:                  # opens cleanly, and keeps going
         journal.add_measurement("after", "1.0 in", {"mm": 25.4})
+
+
+def test_laser_unplugged_while_running_is_reported_and_the_dice_still_work(tmp_path):
+    path = small_config(tmp_path)
+    path.write_text(path.read_text() + "[laser]\ntimeout_seconds = 0.5\n")
+    station = Station(config.load(path), Options(simulate=True, journal=tmp_path / "j.sqlite",
+                                                 seed=3, roll_timeout=30))
+    shown = []
+    station.display.sinks.append(type("Keep", (), {"name": "keep", "show": shown.append,
+                                                   "close": lambda self=None: None}))
+    from station.controls import Intent
+    session = station.session
+    session.idle()
+    try:
+        session.handle(Intent.MEASURE)
+        assert shown[-1].state == "measured"
+        station.laser.simulated.unplug()
+        session.handle(Intent.MEASURE)
+        assert shown[-1].level == "error" and "Laser" in shown[-1].prompt and not shown[-1].headline
+        session.handle(Intent.ROLL)                       # the dice still work
+        assert shown[-1].state == "resolved"
+        assert "laser" in shown[-1].hardware              # and the screen still says so
+        station.laser.simulated.replug()
+        connected = station.laser.tape.transport.connected
+        assert connected.wait(10), "the transport did not reconnect"
+        session.handle(Intent.MEASURE)
+        assert shown[-1].state == "measured" and "laser" not in shown[-1].hardware
+    finally:
+        station._stack.close()
