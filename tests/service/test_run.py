@@ -3,6 +3,7 @@ the synthetic tray, read by the real reader, resolved, journalled and drawn to P
 journal surviving a SIGKILL in the middle of writing outcomes."""
 
 import os
+import random
 import re
 import signal
 import sqlite3
@@ -91,7 +92,10 @@ def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
         found = re.match(r"\s*journal #(\d+)", line)
         if found and any("RESULT" in s for s in screen[:1]):
             shown.append(int(found[1]))
-        if len(shown) >= 3 or time.monotonic() > deadline:
+        if len(shown) >= 3 and "READING" in line:     # it is writing the next roll now
+            time.sleep(random.uniform(0, 0.05))
+            break
+        if time.monotonic() > deadline:
             break
     process.send_signal(signal.SIGKILL)
     process.wait(10)
