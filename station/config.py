@@ -37,7 +37,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "controls": {
         "roll": 17, "measure": 27, "next": 22, "reroll": 23,
-        "led": 24,
+        "led": 5,
         "buzzer": -1,                 # -1: no buzzer
         "bounce_ms": 40,
         "hold_seconds": 1.5,          # a long press on ROLL opens manual entry
