@@ -69,6 +69,6 @@ def test_missing_file_says_so(tmp_path):
 
 
 def test_partial_file_keeps_other_defaults(tmp_path):
-    c = config.load(write(tmp_path, "[controls]\nroll = 5\n[camera]\nsettle_seconds = 1\n"))
-    assert c.controls["roll"] == 5 and c.controls["measure"] == 27
+    c = config.load(write(tmp_path, "[controls]\nroll = 6\n[camera]\nsettle_seconds = 1\n"))
+    assert c.controls["roll"] == 6 and c.controls["measure"] == 27
     assert c.camera["settle_seconds"] == 1.0
