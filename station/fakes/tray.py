@@ -25,13 +25,7 @@ from station.fakes.tray_camera import Camera, make_camera, rot_y, rot_z
 from station.fakes.tray_faces import (DIE_COLOURS, TEXTURE, FaceStyle, available_fonts,
                                       face_texture, random_style)
 from station.rules.faces import ARTILLERY_FACES, Face
-
-# Markers of the printed calibration sheet (calibration/README.md): ArUco 4x4_50, ids 0-3 at
-# the tray's top-left, top-right, bottom-right and bottom-left corners.
-MARKER_DICT = "DICT_4X4_50"
-MARKER_IDS = (0, 1, 2, 3)
-MARKER_MM = 30.0        # black marker side
-MARKER_TILE_MM = 40.0   # the white square it is printed on, pushed into the tray corner
+from station.vision.calibration import MARKER_MM, TILE_MM, marker_corners_mm, marker_image
 
 FLOOR_COLOURS = {  # BGR of tray floors seen in real photos and at clubs
     "cardboard": (168, 172, 172), "felt-green": (50, 95, 40), "felt-black": (38, 38, 40),
@@ -172,7 +166,8 @@ def _draw_die(image: np.ndarray, pose: DiePose, camera: Camera,
               textures: dict[int, np.ndarray]) -> None:
     eye = camera.position
     h_img, w_img = image.shape[:2]
-    src = np.array([(0, 0), (TEXTURE, 0), (TEXTURE, TEXTURE), (0, TEXTURE)], np.float32)
+    e0, e1 = -0.5, TEXTURE - 0.5   # the texture's outer edges, in pixel-centre coordinates
+    src = np.array([(e0, e0), (e1, e0), (e1, e1), (e0, e1)], np.float32)
     for index, (n_local, _u, _v) in enumerate(_CUBE_FACES):
         corners = _face_corners(pose, index)
         normal = pose.R @ np.array(n_local, float)
@@ -269,24 +264,6 @@ def _noise_field(rng, shape, scale: int) -> np.ndarray:
                       interpolation=cv2.INTER_CUBIC)
 
 
-def _marker_image(marker_id: int, pixels: int) -> np.ndarray:
-    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICT))
-    if hasattr(cv2.aruco, "generateImageMarker"):
-        return cv2.aruco.generateImageMarker(dictionary, marker_id, pixels)
-    return cv2.aruco.drawMarker(dictionary, marker_id, pixels)  # OpenCV < 4.7
-
-
-def marker_tiles_mm(tray_mm: tuple[float, float]) -> dict[int, np.ndarray]:
-    """Each marker's 4 corners (TL, TR, BR, BL) in tray mm, tiles pushed into the corners."""
-    w, h = tray_mm
-    inset = (MARKER_TILE_MM - MARKER_MM) / 2
-    origins = {0: (inset, inset), 1: (w - MARKER_TILE_MM + inset, inset),
-               2: (w - MARKER_TILE_MM + inset, h - MARKER_TILE_MM + inset),
-               3: (inset, h - MARKER_TILE_MM + inset)}
-    return {i: np.array([(x, y), (x + MARKER_MM, y), (x + MARKER_MM, y + MARKER_MM),
-                         (x, y + MARKER_MM)]) for i, (x, y) in origins.items()}
-
-
 def render_background(look: TrayLook, camera: Camera, rng) -> tuple[np.ndarray, dict]:
     """The empty tray: table, walls, textured floor and, when asked, the ArUco markers."""
     w_img, h_img = camera.size
@@ -326,16 +303,17 @@ def render_background(look: TrayLook, camera: Camera, rng) -> tuple[np.ndarray, 
     markers_px: dict[int, np.ndarray] = {}
     if look.markers:
         Hf = camera.floor_homography()
-        for marker_id, corners_mm in marker_tiles_mm(look.tray_mm).items():
-            inset = (MARKER_TILE_MM - MARKER_MM) / 2
+        for marker_id, corners_mm in marker_corners_mm(look.tray_mm).items():
+            inset = (TILE_MM - MARKER_MM) / 2
             side_px = 240
-            tile_px = int(side_px * MARKER_TILE_MM / MARKER_MM)
+            tile_px = int(side_px * TILE_MM / MARKER_MM)
             tile = np.full((tile_px, tile_px), 255, np.uint8)
             off = (tile_px - side_px) // 2
-            tile[off:off + side_px, off:off + side_px] = _marker_image(marker_id, side_px)
+            tile[off:off + side_px, off:off + side_px] = marker_image(marker_id, side_px)
             x0, y0 = corners_mm[0] - inset
-            scale = MARKER_TILE_MM / tile_px
-            to_mm = np.array([[scale, 0, x0], [0, scale, y0], [0, 0, 1]])
+            scale = TILE_MM / tile_px
+            # Pixel i of the tile covers [i, i + 1) * scale mm: its centre is at (i + 0.5).
+            to_mm = np.array([[scale, 0, x0 + scale / 2], [0, scale, y0 + scale / 2], [0, 0, 1]])
             M = Hf @ to_mm
             warped = cv2.warpPerspective(tile, M, (w_img, h_img), flags=cv2.INTER_AREA,
                                          borderValue=0)
@@ -380,9 +358,9 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
     margin = die_mm * 0.75
     keep_out = []
     if look.markers:
-        for corners in marker_tiles_mm(look.tray_mm).values():
+        for corners in marker_corners_mm(look.tray_mm).values():
             c = corners.mean(axis=0)
-            half = MARKER_TILE_MM / 2 + 1
+            half = TILE_MM / 2 + 1
             keep_out.append(np.array([c + (-half, -half), c + (half, -half), c + (half, half),
                                       c + (-half, half)]))
     poses: list[DiePose] = []

@@ -74,6 +74,12 @@ def _draw_hand(image: np.ndarray, centre_px, px_per_mm: float, angle_deg: float)
         return (int(centre_px[0] + ux * along * s + vx * across * s),
                 int(centre_px[1] + uy * along * s + vy * across * s))
 
+    # The arm: from the wrist back out of the frame, the way the hand came in.
+    for target, offset in ((shadow, (int(12 * s), int(16 * s))), (hand, (0, 0))):
+        wrist, elbow = at(-40, 0), at(-1000, 0)
+        cv2.line(target, (wrist[0] + offset[0], wrist[1] + offset[1]),
+                 (elbow[0] + offset[0], elbow[1] + offset[1]), 1.0 if target is shadow else 255,
+                 max(2, int(70 * s)), cv2.LINE_AA)
     parts = [(at(0, 0), (int(45 * s), int(55 * s)))]
     parts += [(at(62, off), (int(9 * s), int(32 * s))) for off in (-30, -10, 10, 29)]
     parts += [(at(10, 52), (int(11 * s), int(28 * s)))]

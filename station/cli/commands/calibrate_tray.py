@@ -1,0 +1,95 @@
+"""`station calibrate tray IMAGE`: find the four ArUco markers and save the tray's profile."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import cv2
+import numpy as np
+
+from station.cli import UsageError
+from station.vision.calibration import (DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, UP_EDGES,
+                                        CalibrationError, TrayCalibration, calibrate_image)
+
+DEFAULT_PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "calibration",
+                               "profiles", "tray.json")
+
+
+def register(registry) -> None:
+    parser = registry.command(
+        "calibrate tray", "measure the tray from a photo of its four corner markers",
+        calibrate_tray,
+        description="Find the four ArUco markers of the printed sheet (calibration/README.md) "
+                    "in a photo of the tray, compute the tray's size in millimetres and the "
+                    "pixel-to-tray mapping, and save them as a profile for "
+                    "`station read --calibration PROFILE`.")
+    parser.add_argument("image", help="photo of the empty tray with the markers in its corners")
+    parser.add_argument("--out", default=os.path.normpath(DEFAULT_PROFILE),
+                        help="profile file to write (JSON; default: %(default)s)")
+    parser.add_argument("--up", choices=UP_EDGES, default="top",
+                        help="which edge of the marker layout is the tray's up edge "
+                             "(bearings are measured clockwise from it; default: the edge "
+                             "from marker 0 to marker 1)")
+    parser.add_argument("--hfov", type=float, default=DEFAULT_HFOV_DEG,
+                        help="camera's horizontal field of view in degrees, for the height "
+                             "correction of die tops (default: %(default)s, Pi Camera v2)")
+    parser.add_argument("--die-mm", type=float, default=DEFAULT_DIE_MM,
+                        help="side of the dice in mm (default: %(default)s)")
+    parser.add_argument("--preview", metavar="PNG",
+                        help="also write the photo with the markers and a 50 mm tray grid")
+    parser.add_argument("--json", action="store_true", help="print the profile as JSON")
+
+
+def calibrate_tray(args) -> int:
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        raise UsageError(f"cannot read image {args.image}: give a JPEG or PNG photo of the tray")
+    if not 1 <= args.die_mm <= 100:
+        raise UsageError(f"--die-mm {args.die_mm} is not a die size: give the side in mm")
+    try:
+        profile = calibrate_image(image, up_edge=args.up, hfov_deg=args.hfov,
+                                  die_mm=args.die_mm)
+    except CalibrationError as error:
+        raise UsageError(str(error)) from error
+    folder = os.path.dirname(os.path.abspath(args.out))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        profile.save(args.out)
+    except OSError as error:
+        raise UsageError(f"cannot write {args.out}: {error.strerror or error}; "
+                         "choose another --out") from error
+    if args.preview:
+        if not cv2.imwrite(args.preview, preview(image, profile)):
+            raise UsageError(f"cannot write preview {args.preview}: give a .png path")
+    if args.json:
+        print(json.dumps(profile.to_json()))
+    else:
+        w, h = profile.tray_mm
+        print(f"tray {w:.1f} x {h:.1f} mm, up edge: {profile.up_edge} of the marker layout; "
+              f"markers fit to {profile.reprojection_px:.2f} px")
+        print(f"profile written to {args.out}")
+    return 0
+
+
+def preview(image: np.ndarray, profile: TrayCalibration) -> np.ndarray:
+    """The photo with the markers outlined and the tray's floor grid every 50 mm."""
+    out = image.copy()
+    to_px = np.linalg.inv(profile.to_tray)
+    w, h = profile.tray_mm
+    thick = max(1, image.shape[1] // 640)
+    lines = [((x, 0), (x, h)) for x in np.arange(0, w + 0.1, 50)] + \
+            [((0, y), (w, y)) for y in np.arange(0, h + 0.1, 50)]
+    for a, b in lines:
+        pts = cv2.perspectiveTransform(np.array([[a, b]], float), to_px)[0]
+        cv2.line(out, tuple(map(int, pts[0])), tuple(map(int, pts[1])), (0, 200, 255), thick,
+                 cv2.LINE_AA)
+    up = cv2.perspectiveTransform(np.array([[(0, 0), (w, 0)]], float), to_px)[0]
+    cv2.line(out, tuple(map(int, up[0])), tuple(map(int, up[1])), (0, 0, 255), 3 * thick,
+             cv2.LINE_AA)
+    for marker_id, corners in profile.markers_px.items():
+        pts = np.round(np.asarray(corners)).astype(np.int32)
+        cv2.polylines(out, [pts], True, (0, 255, 0), 2 * thick, cv2.LINE_AA)
+        cv2.putText(out, str(marker_id), tuple(pts[0]), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.6 * thick, (0, 255, 0), thick, cv2.LINE_AA)
+    return out

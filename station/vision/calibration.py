@@ -1,0 +1,330 @@
+"""Tray calibration with four ArUco markers: image pixels <-> tray millimetres, and "up".
+
+The printed sheet (calibration/README.md) has four ArUco 4x4_50 markers, ids 0-3, each
+MARKER_MM wide and centred on a TILE_MM square tile. Cut the tiles out and push them into the
+tray's corners: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left. The edge from 0 to 1
+is the tray's "up" edge (bearings are clockwise from it, RULES.md SCAT-2) unless the profile
+says another edge is up.
+
+    profile = calibrate_image(image)                   # finds the markers, or raises
+    profile.save("tray.json"); profile = load_profile("tray.json")
+    profile = profile.for_image(width, height)         # frames of another size, same camera
+    x_mm, y_mm = profile.to_mm(x_px, y_px)             # a die's centre on the tray
+    bearing = profile.bearing_to_tray(image_bearing_deg, x_px, y_px)
+
+How: the marker centres fix a homography up to the tray's size; the markers' known width
+then gives the size in mm; all 16 marker corners give the final floor homography. Die tops
+stand above the floor, so a camera that is not infinitely far sees them displaced outward;
+the profile also keeps a camera pose (solvePnP on the 16 corners, with a focal length from
+the camera's field of view, `DEFAULT_HFOV_DEG` unless given) and maps a pixel to the tray by
+intersecting its viewing ray with the plane at the point's height above the floor.
+Works with OpenCV 4.x (old `cv2.aruco.detectMarkers` and 4.7+'s `ArucoDetector`) and 5.x,
+whose marker corner and id arrays come in different shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+MARKER_DICT = "DICT_4X4_50"
+MARKER_IDS = (0, 1, 2, 3)      # top-left, top-right, bottom-right, bottom-left
+MARKER_MM = 30.0               # black square side, as printed
+TILE_MM = 40.0                 # the white tile each marker sits on, pushed into a corner
+DEFAULT_HFOV_DEG = 62.0        # Raspberry Pi Camera v2; v3 is 66, HQ with 6 mm lens ~63
+DEFAULT_DIE_MM = 16.0
+UP_EDGES = ("top", "right", "bottom", "left")   # the sheet's edge to call "up"
+PROFILE_VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """The image or profile cannot calibrate the tray: the message says what to do."""
+
+
+def marker_corners_mm(tray_mm: tuple[float, float]) -> dict[int, np.ndarray]:
+    """Each marker's corners (TL, TR, BR, BL) in tray mm when its tile sits in its corner."""
+    w, h = tray_mm
+    inset = (TILE_MM - MARKER_MM) / 2
+    origins = {0: (inset, inset), 1: (w - TILE_MM + inset, inset),
+               2: (w - TILE_MM + inset, h - TILE_MM + inset), 3: (inset, h - TILE_MM + inset)}
+    return {i: np.array([(x, y), (x + MARKER_MM, y), (x + MARKER_MM, y + MARKER_MM),
+                         (x, y + MARKER_MM)], float) for i, (x, y) in origins.items()}
+
+
+def marker_dictionary():
+    name = getattr(cv2.aruco, MARKER_DICT)
+    if hasattr(cv2.aruco, "getPredefinedDictionary"):
+        return cv2.aruco.getPredefinedDictionary(name)
+    return cv2.aruco.Dictionary_get(name)   # OpenCV < 4.7
+
+
+def marker_image(marker_id: int, pixels: int) -> np.ndarray:
+    """The marker as a square uint8 image (black on white, no quiet zone)."""
+    dictionary = marker_dictionary()
+    if hasattr(cv2.aruco, "generateImageMarker"):
+        return cv2.aruco.generateImageMarker(dictionary, marker_id, pixels)
+    return cv2.aruco.drawMarker(dictionary, marker_id, pixels)   # OpenCV < 4.7
+
+
+# AprilTag's edge fit places corners without the inward pull that corner refinement on blurred
+# squares has (a few tenths of a pixel: about 1 % of the tray's size); SUBPIX where missing.
+_REFINE = getattr(cv2.aruco, "CORNER_REFINE_APRILTAG", cv2.aruco.CORNER_REFINE_SUBPIX)
+
+
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 corners (TL, TR, BR, BL) in pixels, for every marker found.
+
+    Handles both detector APIs and both return layouts: corners as (1, 4, 2) arrays
+    (OpenCV 4.x) or (4, 2); ids as (N, 1) (4.x) or (N,) (5.x) or None when nothing is found.
+    """
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dictionary = marker_dictionary()
+    if hasattr(cv2.aruco, "ArucoDetector"):
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = _REFINE
+        corners, ids, _ = cv2.aruco.ArucoDetector(dictionary, params).detectMarkers(grey)[:3]
+    else:
+        params = cv2.aruco.DetectorParameters_create()
+        params.cornerRefinementMethod = _REFINE
+        corners, ids, _ = cv2.aruco.detectMarkers(grey, dictionary, parameters=params)
+    if ids is None or len(corners) == 0:
+        return {}
+    found: dict[int, np.ndarray] = {}
+    for marker_corners, marker_id in zip(corners, np.asarray(ids).reshape(-1)):
+        found.setdefault(int(marker_id), np.asarray(marker_corners, float).reshape(4, 2))
+    return found
+
+
+def _up_transform(up_edge: str, size_mm: tuple[float, float]
+                  ) -> tuple[np.ndarray, tuple[float, float]]:
+    """Sheet mm -> tray mm when `up_edge` of the sheet layout is the tray's up edge."""
+    w, h = size_mm
+    if up_edge == "top":
+        return np.eye(3), (w, h)
+    if up_edge == "right":
+        return np.array([[0, 1, 0], [-1, 0, w], [0, 0, 1]], float), (h, w)
+    if up_edge == "bottom":
+        return np.array([[-1, 0, w], [0, -1, h], [0, 0, 1]], float), (w, h)
+    if up_edge == "left":
+        return np.array([[0, -1, h], [1, 0, 0], [0, 0, 1]], float), (h, w)
+    raise CalibrationError(f"unknown up edge {up_edge!r}: use one of {', '.join(UP_EDGES)}")
+
+
+@dataclass
+class TrayCalibration:
+    """A calibrated tray: see the module docstring. All lengths in mm, angles in degrees."""
+
+    image_size: tuple[int, int]        # (width, height) of the calibration image
+    tray_mm: tuple[float, float]       # tray floor (width, height), in the up-edge frame
+    up_edge: str
+    to_tray: np.ndarray                # 3x3 homography: image px -> tray mm on the floor
+    camera_matrix: np.ndarray
+    rvec: np.ndarray                   # sheet frame -> camera (solvePnP)
+    tvec: np.ndarray
+    sheet_to_tray: np.ndarray          # 3x3: sheet layout mm -> tray mm (the up edge)
+    hfov_deg: float = DEFAULT_HFOV_DEG
+    die_mm: float = DEFAULT_DIE_MM
+    reprojection_px: float = 0.0
+    markers_px: dict[int, list] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ pixels -> tray
+
+    def to_mm(self, x: float, y: float, height_mm: float | None = None) -> tuple[float, float]:
+        """The tray position (mm) seen at pixel (x, y) on a point `height_mm` above the floor.
+
+        height_mm: default half a die (the die's centre, where a die's outline centre
+        lies); pass the die's height for a top-face centre, 0 for things on the floor.
+        """
+        height = self.die_mm / 2 if height_mm is None else float(height_mm)
+        if height == 0:
+            p = self.to_tray @ np.array([x, y, 1.0])
+            return float(p[0] / p[2]), float(p[1] / p[2])
+        R, _ = cv2.Rodrigues(self.rvec)
+        centre = -R.T @ self.tvec.reshape(3)
+        ray = R.T @ np.linalg.solve(self.camera_matrix, np.array([x, y, 1.0]))
+        if abs(ray[2]) < 1e-9:
+            raise CalibrationError("that pixel looks parallel to the tray: recalibrate")
+        s = (-height - centre[2]) / ray[2]
+        sheet = centre + s * ray
+        p = self.sheet_to_tray @ np.array([sheet[0], sheet[1], 1.0])
+        return float(p[0]), float(p[1])
+
+    def bearing_to_tray(self, bearing_deg: float, x: float, y: float,
+                        height_mm: float | None = None) -> float:
+        """An image bearing at pixel (x, y) as a tray bearing (clockwise from the up edge)."""
+        step = 4.0
+        a = math.radians(bearing_deg)
+        p0 = np.array(self.to_mm(x, y, height_mm))
+        p1 = np.array(self.to_mm(x + step * math.sin(a), y - step * math.cos(a), height_mm))
+        d = p1 - p0
+        return math.degrees(math.atan2(d[0], -d[1])) % 360.0
+
+    def for_image(self, width: int, height: int) -> TrayCalibration:
+        """This profile for frames of another size from the same camera (same aspect)."""
+        w0, h0 = self.image_size
+        if (width, height) == (w0, h0):
+            return self
+        if abs(width / height - w0 / h0) > 0.01:
+            raise CalibrationError(
+                f"the profile was made on {w0}x{h0} frames and this one is {width}x{height}: "
+                "calibrate again at this resolution (`station calibrate tray IMAGE`)")
+        k = width / w0
+        scale = np.diag([k, k, 1.0])
+        return TrayCalibration(
+            image_size=(width, height), tray_mm=self.tray_mm, up_edge=self.up_edge,
+            to_tray=self.to_tray @ np.linalg.inv(scale), camera_matrix=scale @ self.camera_matrix,
+            rvec=self.rvec, tvec=self.tvec, sheet_to_tray=self.sheet_to_tray,
+            hfov_deg=self.hfov_deg, die_mm=self.die_mm, reprojection_px=self.reprojection_px * k,
+            markers_px={i: (np.asarray(c) * k).tolist() for i, c in self.markers_px.items()})
+
+    # ------------------------------------------------------------ files
+
+    def to_json(self) -> dict:
+        return {
+            "version": PROFILE_VERSION,
+            "image_size": list(self.image_size),
+            "tray_mm": [round(v, 2) for v in self.tray_mm],
+            "up_edge": self.up_edge,
+            "die_mm": self.die_mm,
+            "hfov_deg": self.hfov_deg,
+            "reprojection_px": round(self.reprojection_px, 3),
+            "pixels_to_tray_mm": self.to_tray.tolist(),
+            "sheet_to_tray_mm": self.sheet_to_tray.tolist(),
+            "camera": {"matrix": self.camera_matrix.tolist(),
+                       "rvec": self.rvec.reshape(3).tolist(),
+                       "tvec": self.tvec.reshape(3).tolist()},
+            "markers_px": {str(i): np.asarray(c).round(2).tolist()
+                           for i, c in self.markers_px.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> TrayCalibration:
+        try:
+            if data.get("version") != PROFILE_VERSION:
+                raise CalibrationError(
+                    f"profile version {data.get('version')!r} is not {PROFILE_VERSION}: "
+                    "calibrate again with `station calibrate tray IMAGE`")
+            camera = data["camera"]
+            return cls(
+                image_size=tuple(int(v) for v in data["image_size"]),
+                tray_mm=tuple(float(v) for v in data["tray_mm"]), up_edge=str(data["up_edge"]),
+                to_tray=np.array(data["pixels_to_tray_mm"], float).reshape(3, 3),
+                camera_matrix=np.array(camera["matrix"], float).reshape(3, 3),
+                rvec=np.array(camera["rvec"], float).reshape(3, 1),
+                tvec=np.array(camera["tvec"], float).reshape(3, 1),
+                sheet_to_tray=np.array(data["sheet_to_tray_mm"], float).reshape(3, 3),
+                hfov_deg=float(data.get("hfov_deg", DEFAULT_HFOV_DEG)),
+                die_mm=float(data.get("die_mm", DEFAULT_DIE_MM)),
+                reprojection_px=float(data.get("reprojection_px", 0.0)),
+                markers_px={int(k): v for k, v in data.get("markers_px", {}).items()})
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, CalibrationError):
+                raise
+            raise CalibrationError(f"not a tray calibration profile ({error}): calibrate "
+                                   "again with `station calibrate tray IMAGE`") from error
+
+    def save(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(self.to_json(), out, indent=2)
+            out.write("\n")
+
+    @classmethod
+    def load(cls, path: str) -> TrayCalibration:
+        try:
+            with open(path, encoding="utf-8") as source:
+                data = json.load(source)
+        except OSError as error:
+            raise CalibrationError(f"cannot read calibration profile {path}: "
+                                   f"{error.strerror or error}") from error
+        except json.JSONDecodeError as error:
+            raise CalibrationError(f"{path} is not JSON ({error}): give a profile written "
+                                   "by `station calibrate tray`") from error
+        return cls.from_json(data)
+
+
+def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:
+    """Homography from pixels to the unit square through the four marker centres."""
+    centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
+    unit = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], float)
+    return cv2.getPerspectiveTransform(centres.astype(np.float32), unit.astype(np.float32))
+
+
+def _square_up(found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """Each marker's corners reordered TL, TR, BR, BL in the tray's frame, so that a tile
+    put down turned by a quarter still counts."""
+    H = _layout_frame(found)
+    out = {}
+    for i, corners in found.items():
+        c = cv2.perspectiveTransform(corners.reshape(1, 4, 2), H)[0]
+        first = int(np.argmin(c[:, 0] + c[:, 1]))
+        out[i] = np.roll(corners, -first, axis=0)
+    return out
+
+
+def _tray_size(found: dict[int, np.ndarray]) -> tuple[float, float]:
+    """The tray's floor size from where the four markers sit and how wide they look."""
+    H = _layout_frame(found)
+    widths, heights = [], []
+    for i in MARKER_IDS:
+        c = cv2.perspectiveTransform(found[i].reshape(1, 4, 2), H)[0]
+        widths += [np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])]
+        heights += [np.linalg.norm(c[3] - c[0]), np.linalg.norm(c[2] - c[1])]
+    # Between marker centres lie (size - TILE_MM) mm; a marker spans MARKER_MM of it.
+    w = TILE_MM + MARKER_MM / float(np.mean(widths))
+    h = TILE_MM + MARKER_MM / float(np.mean(heights))
+    return w, h
+
+
+def calibrate_image(image: np.ndarray, up_edge: str = "top",
+                    hfov_deg: float = DEFAULT_HFOV_DEG,
+                    die_mm: float = DEFAULT_DIE_MM) -> TrayCalibration:
+    """Find the four markers in a BGR (or grey) tray image and build its profile."""
+    if image is None or image.ndim not in (2, 3) or min(image.shape[:2]) < 32:
+        raise CalibrationError("calibration needs a tray image (BGR or grey, at least 32 px)")
+    if not 10 <= hfov_deg <= 170:
+        raise CalibrationError(f"field of view {hfov_deg} degrees is not plausible: give the "
+                               "camera's horizontal field of view, 10-170 degrees")
+    found = detect_markers(image)
+    missing = [i for i in MARKER_IDS if i not in found]
+    if missing:
+        names = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+        raise CalibrationError(
+            "tray markers not found: " + ", ".join(f"{i} ({names[i]})" for i in missing)
+            + ". Put the four printed markers (calibration/markers.pdf) in the tray's corners, "
+            "flat, fully in view and lit without glare, then try again")
+    found = _square_up({i: found[i] for i in MARKER_IDS})
+    sheet_mm = _tray_size(found)
+    layout = marker_corners_mm(sheet_mm)
+    image_pts = np.concatenate([found[i] for i in MARKER_IDS])
+    sheet_pts = np.concatenate([layout[i] for i in MARKER_IDS])
+    px_to_sheet, _ = cv2.findHomography(image_pts, sheet_pts, 0)
+    if px_to_sheet is None:
+        raise CalibrationError("the markers' corners do not make a plane: check that the "
+                               "sheet lies flat and the markers are in the right corners")
+    back = cv2.perspectiveTransform(sheet_pts.reshape(1, -1, 2),
+                                    np.linalg.inv(px_to_sheet))[0]
+    reprojection = float(np.sqrt(((back - image_pts) ** 2).sum(axis=1).mean()))
+    h_img, w_img = image.shape[:2]
+    f = (w_img / 2) / math.tan(math.radians(hfov_deg) / 2)
+    K = np.array([[f, 0, w_img / 2], [0, f, h_img / 2], [0, 0, 1]])
+    object_pts = np.column_stack([sheet_pts, np.zeros(len(sheet_pts))])
+    ok, rvec, tvec = cv2.solvePnP(object_pts, image_pts, K, None,
+                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        raise CalibrationError("could not place the camera from the markers: recalibrate "
+                               "with the whole tray in view")
+    sheet_to_tray, tray_mm = _up_transform(up_edge, sheet_mm)
+    return TrayCalibration(
+        image_size=(w_img, h_img), tray_mm=tray_mm, up_edge=up_edge,
+        to_tray=sheet_to_tray @ px_to_sheet, camera_matrix=K, rvec=rvec, tvec=tvec,
+        sheet_to_tray=sheet_to_tray, hfov_deg=hfov_deg, die_mm=die_mm,
+        reprojection_px=reprojection, markers_px={i: found[i].tolist() for i in MARKER_IDS})
+
+
+def load_profile(path: str) -> TrayCalibration:
+    """The profile saved by `station calibrate tray` (raises CalibrationError, a ValueError)."""
+    return TrayCalibration.load(path)

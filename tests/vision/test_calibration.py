@@ -1,0 +1,126 @@
+"""Tray calibration from the four ArUco markers (issue 4: centres within 2 mm)."""
+
+import json
+import math
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from station.cli import main
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
+from station.vision import calibration
+from station.vision.calibration import (CalibrationError, TrayCalibration, calibrate_image,
+                                        detect_markers)
+
+
+@pytest.fixture(scope="module")
+def shot():
+    return random_tray(np.random.default_rng(21), size=(1280, 960), dice=(6, 10),
+                       special={"scatter": (2, 2)}, markers=True, yaw_deg=30.0)
+
+
+@pytest.fixture(scope="module")
+def profile(shot):
+    return calibrate_image(shot.image, die_mm=shot.die_mm)
+
+
+def test_tray_size_and_die_centres_in_mm(shot, profile):
+    assert profile.tray_mm == pytest.approx(shot.tray_mm, abs=1.0)
+    for die in shot.truth:
+        if "cocked" in die.flags:
+            continue
+        x, y = profile.to_mm(*die.center, height_mm=shot.die_mm)   # top face centre
+        assert math.hypot(x - die.center_mm[0], y - die.center_mm[1]) < 2.0
+
+
+def test_bearings_relative_to_the_up_edge(shot, profile):
+    scatter = [d for d in shot.truth if d.bearing_deg is not None]
+    assert scatter
+    for die in scatter:
+        got = profile.bearing_to_tray(die.bearing_deg, *die.center, height_mm=shot.die_mm)
+        assert abs((got - die.bearing_tray_deg + 180) % 360 - 180) < 1.0
+
+
+def test_another_up_edge_turns_the_tray(shot, profile):
+    right = calibrate_image(shot.image, up_edge="right", die_mm=shot.die_mm)
+    assert right.tray_mm == pytest.approx(profile.tray_mm[::-1], abs=1e-6)
+    die = shot.truth[0]
+    top = profile.bearing_to_tray(100.0, *die.center)
+    assert right.bearing_to_tray(100.0, *die.center) == pytest.approx((top - 90) % 360, abs=0.01)
+
+
+def test_profile_round_trip_and_bad_files(tmp_path, shot, profile):
+    path = tmp_path / "tray.json"
+    profile.save(str(path))
+    again = TrayCalibration.load(str(path))
+    die = shot.truth[0]
+    assert again.to_mm(*die.center) == pytest.approx(profile.to_mm(*die.center), abs=1e-6)
+    with pytest.raises(CalibrationError, match="cannot read"):
+        TrayCalibration.load(str(tmp_path / "missing.json"))
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(CalibrationError, match="not JSON"):
+        TrayCalibration.load(str(tmp_path / "bad.json"))
+    (tmp_path / "old.json").write_text(json.dumps({"version": 99}))
+    with pytest.raises(CalibrationError, match="calibrate again"):
+        TrayCalibration.load(str(tmp_path / "old.json"))
+
+
+def test_same_camera_at_half_resolution(shot, profile):
+    half = profile.for_image(640, 480)
+    die = shot.truth[0]
+    assert half.to_mm(die.center[0] / 2, die.center[1] / 2) == \
+        pytest.approx(profile.to_mm(*die.center), abs=0.05)
+    with pytest.raises(CalibrationError, match="calibrate again"):
+        profile.for_image(640, 640)
+
+
+def test_missing_markers_are_named():
+    bare = render_roll([Face("d6", 2)], np.random.default_rng(3), size=(640, 480))
+    with pytest.raises(CalibrationError, match=r"0 \(top-left\).*3 \(bottom-left\)"):
+        calibrate_image(bare.image)
+
+
+def test_a_tile_put_down_turned_still_counts(shot):
+    found = detect_markers(shot.image)
+    found[2] = np.roll(found[2], 1, axis=0)        # tile 2 turned a quarter
+    squared = calibration._square_up(found)
+    assert np.allclose(squared[2], detect_markers(shot.image)[2])
+
+
+def test_opencv_4_detector_api_and_shapes(monkeypatch, shot):
+    """OpenCV < 4.7: module functions, corners (1, 4, 2), ids (N, 1)."""
+    real = cv2.aruco
+    detector = real.ArucoDetector(real.getPredefinedDictionary(real.DICT_4X4_50),
+                                  real.DetectorParameters())
+
+    def detect(grey, dictionary, parameters=None):
+        corners, ids, rejected = detector.detectMarkers(grey)
+        return ([np.asarray(c).reshape(1, 4, 2) for c in corners],
+                np.asarray(ids).reshape(-1, 1), rejected)
+
+    old = types.SimpleNamespace(
+        DICT_4X4_50=real.DICT_4X4_50, CORNER_REFINE_SUBPIX=real.CORNER_REFINE_SUBPIX,
+        Dictionary_get=real.getPredefinedDictionary,
+        DetectorParameters_create=real.DetectorParameters, detectMarkers=detect)
+    monkeypatch.setattr(calibration.cv2, "aruco", old)
+    found = calibration.detect_markers(shot.image)
+    monkeypatch.undo()
+    assert sorted(found) == [0, 1, 2, 3]
+    assert all(c.shape == (4, 2) for c in found.values())
+
+
+def test_cli_writes_a_profile_and_rejects_bad_input(tmp_path, shot, capsys):
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shot.image)
+    out = tmp_path / "profiles" / "tray.json"
+    preview = tmp_path / "preview.png"
+    assert main(["calibrate", "tray", str(image), "--out", str(out),
+                 "--preview", str(preview)]) == 0
+    assert "profile written" in capsys.readouterr().out
+    assert TrayCalibration.load(str(out)).tray_mm == pytest.approx(shot.tray_mm, abs=1.0)
+    assert cv2.imread(str(preview)) is not None
+    assert main(["calibrate", "tray", str(tmp_path / "nope.jpg")]) == 2
+    assert "cannot read image" in capsys.readouterr().err
