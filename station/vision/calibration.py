@@ -7,7 +7,8 @@ is the tray's "up" edge (bearings are clockwise from it, RULES.md SCAT-2) unless
 says another edge is up.
 
     profile = calibrate_image(image)                   # finds the markers, or raises
-    profile.save("tray.json"); profile = TrayCalibration.load("tray.json")
+    profile.save("tray.json"); profile = load_profile("tray.json")
+    profile = profile.for_image(width, height)         # frames of another size, same camera
     x_mm, y_mm = profile.to_mm(x_px, y_px)             # a die's centre on the tray
     bearing = profile.bearing_to_tray(image_bearing_deg, x_px, y_px)
 
@@ -322,3 +323,8 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
         to_tray=sheet_to_tray @ px_to_sheet, camera_matrix=K, rvec=rvec, tvec=tvec,
         sheet_to_tray=sheet_to_tray, hfov_deg=hfov_deg, die_mm=die_mm,
         reprojection_px=reprojection, markers_px={i: found[i].tolist() for i in MARKER_IDS})
+
+
+def load_profile(path: str) -> TrayCalibration:
+    """The profile saved by `station calibrate tray` (raises CalibrationError, a ValueError)."""
+    return TrayCalibration.load(path)

@@ -7,7 +7,8 @@
 3. Each candidate is cut from the full-resolution frame as a scale-normalised crop
    (`crops.py`) and classified (`classifier.py`): not a die, or top face 1..6.
 4. One die, one reading: overlapping detections keep the most confident.
-5. A second search at the now-known die size finds dice with weak outlines.
+5. A second search at the now-known die size finds dice with weak outlines, and a grid of
+   candidates over blobs bigger than one die separates touching dice.
 6. Flags: `touching` when another die is closer than a die's side; a die the classifier
    cannot decide is reported with value None and `unreadable` (re-roll it, or type it in).
 """
@@ -24,8 +25,8 @@ from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource
 from station.vision.special_dice import read_special
-from station.vision.segment import (Candidate, blob_candidates, density_candidates, edge_map,
-                                    strong_edges)
+from station.vision.segment import (Candidate, blob_candidates, cluster_candidates,
+                                    density_candidates, edge_map, filled_blobs, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -47,23 +48,28 @@ class TrayEdges:
         work = image if self.scale == 1.0 else cv2.resize(
             image, (round(w * self.scale), round(h * self.scale)), interpolation=cv2.INTER_AREA)
         self.edges = strong_edges(edge_map(work))
+        self.filled = filled_blobs(self.edges)
 
     def _to_frame(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
         return [Candidate(c.x / s, c.y / s, c.side / s) for c in found]
 
     def blobs(self) -> list[Candidate]:
-        return self._to_frame(blob_candidates(self.edges))
+        return self._to_frame(blob_candidates(self.filled))
 
     def dense(self, side: float, taken: list[Candidate]) -> list[Candidate]:
+        """Edge-density peaks away from `taken`, and grids over clusters of touching dice."""
         s = self.scale
         work_taken = [Candidate(c.x * s, c.y * s, c.side * s) for c in taken]
-        return self._to_frame(density_candidates(self.edges, side * s, work_taken))
+        return self._to_frame(density_candidates(self.edges, side * s, work_taken)
+                              + cluster_candidates(self.filled, side * s))
 
 
-def propose(image: np.ndarray, work_side: int = WORK_SIDE) -> list[Candidate]:
-    """The first-pass candidates (also the training script's source of "not a die" crops)."""
-    return TrayEdges(image, work_side).blobs()
+def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
+    """Every candidate the reader would look at when the dice are `side` pixels wide (the
+    training script's source of "not a die" crops)."""
+    edges = TrayEdges(image, work_side)
+    return edges.blobs() + edges.dense(side, [])
 
 
 def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:

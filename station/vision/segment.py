@@ -4,13 +4,14 @@ The segmentation is deliberately generous (every die must be among the candidate
 classifier decides afterwards which candidates are dice. It uses edges, not colour, so it
 works on any tray colour: dice have strong outlines and pips, a tray has smooth areas.
 
-Two passes:
+Three kinds of candidates:
 - `blob_candidates`: strong edges, closed and hole-filled into blobs; each local maximum of
   the distance transform is a candidate centre, its value the half-side of the die (a
   square of side a has its inscribed radius a/2 there). Touching dice give one maximum each.
 - `density_candidates`: once the die size is known, peaks of edge density at die scale find
   the dice whose outline did not close (a white die on a white tray shows little more than
-  its pips).
+  its pips);
+- `cluster_candidates`: a grid over blobs bigger than one die (touching dice).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ EDGE_FLOOR = 18        # grey levels: the weakest edge that counts, whatever the
 EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if higher
 MIN_HALF_SIDE = 5.0    # pixels at work scale: smaller blobs are noise, not dice
 MAX_HOLE_FRACTION = 0.03  # holes up to this share of the image get filled (pips, die faces)
+CLUSTER_AREA = 1.6     # blobs larger than this x die side squared hold several dice
+
 
 
 @dataclass(frozen=True)
@@ -50,8 +53,8 @@ def strong_edges(edges: np.ndarray) -> np.ndarray:
     return cv2.threshold(edges, threshold, 255, cv2.THRESH_BINARY)[1]
 
 
-def blob_candidates(edges_mask: np.ndarray) -> list[Candidate]:
-    """Distance-transform maxima of the hole-filled edge blobs (see module docstring)."""
+def filled_blobs(edges_mask: np.ndarray) -> np.ndarray:
+    """Strong edges closed into blobs, holes (pips, plain faces) filled, thin lines removed."""
     h, w = edges_mask.shape
     mask = cv2.morphologyEx(edges_mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -60,10 +63,35 @@ def blob_candidates(edges_mask: np.ndarray) -> list[Candidate]:
         holes = [c for c, link in zip(contours, hierarchy[0])
                  if link[3] >= 0 and cv2.contourArea(c) < max_hole]
         cv2.drawContours(mask, holes, -1, 255, -1)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+
+
+def blob_candidates(blobs: np.ndarray) -> list[Candidate]:
+    """Distance-transform maxima of the filled blobs (see module docstring)."""
+    dist = cv2.distanceTransform(blobs, cv2.DIST_L2, 5)
     peaks = (dist >= cv2.dilate(dist, np.ones((7, 7), np.uint8))) & (dist >= MIN_HALF_SIDE)
     return _suppress(dist, peaks, spacing=0.9)
+
+
+def cluster_candidates(blobs: np.ndarray, side: float, step: float = 0.25) -> list[Candidate]:
+    """A grid of candidates (every `step` die sides) over blobs bigger than one die.
+
+    Dice in a cluster merge into one blob whose distance-transform maxima sit between them;
+    the classifier, trained to accept only centred dice, picks the right grid points.
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > CLUSTER_AREA * side * side]
+    if not big:
+        return []
+    pitch = max(1.0, step * side)
+    found = []
+    for i in big:
+        x, y, w, h = stats[i, :4]
+        for gy in np.arange(y + pitch / 2, y + h, pitch):
+            for gx in np.arange(x + pitch / 2, x + w, pitch):
+                if labels[int(gy), int(gx)] == i:
+                    found.append(Candidate(float(gx), float(gy), side))
+    return found
 
 
 def density_candidates(edges_mask: np.ndarray, side: float,

@@ -11,34 +11,37 @@
                          # clockwise from image up (on HIT the small arrow's; None if none)
     reading.confidence   # 0..1
 
-Out of the box, no teaching: it looks at the ink on the die's top face (the marks whose
-brightness differs from the die's body), split into connected components:
-- pips (round blobs of one size, at most six) mean a d6: None;
-- one long component with a wide end is the scatter arrow; its axis comes from the
-  brightness-weighted second moments of the ink (sub-pixel, so bearings hold at 20 px dice),
-  its head from which end is wider;
-- a word (HIT) with, when present, a small arrow is the scatter die's HIT face;
-- numerals are matched, at the four turns the die's square outline allows, against
-  templates drawn in several sans-serif stroke styles (OpenCV's Hershey fonts: no font files
-  on the Pi), scale-normalised so wide and narrow typefaces both fit;
-- an artillery face whose ink is a single large non-numeral mark or a word (MISFIRE) is the
-  misfire; other marks that are neither pips nor known symbols give None (the d6 path then
-  flags the die unreadable rather than guessing). RULES.md SCAT-1..3 use these readings.
+Out of the box, no teaching at the table:
+1. The top face: the commonest colour near the crop's centre, grown into a convex region
+   (side faces are shaded differently, neighbouring dice differ in colour).
+2. The ink: marks brighter or darker than the face (both polarities), as a 0..1 map.
+3. The face, turned square to its outline and scaled to 32x32, is classified by a small
+   neural network (numpy, weights in `special_dice_weights.npz`, trained by
+   `benchmarks/special_train.py` on rendered dice: pips, arrows, HIT, numerals in several
+   sans-serif fonts, misfire symbols and words) averaged over the four quarter turns, so a
+   numeral is read whichever way up it lies. Classes: pips (None), arrow, hit, 2, 4, 6, 8,
+   10, misfire.
+4. Bearings are measured, not classified: the arrow's axis from the brightness-weighted
+   second moments of its ink (sub-pixel, exact for a mirror-symmetric arrow), its head from
+   which end is wider. On a HIT face the small arrow is the elongated mark beside the word.
+RULES.md SCAT-1..3 use these readings.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import os
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-DIGITS = ("2", "4", "6", "8", "10")
-TEMPLATE_SHAPE = (24, 16)   # rows, cols of a normalised glyph
-MIN_DIGIT_SCORE = 0.55      # correlation a numeral must reach
+CLASSES = ("d6", "arrow", "hit", 2, 4, 6, 8, 10, "misfire")
+FACE_PX = 32                # side of the normalised face the network reads
 CONTEXT = 1.5               # crop side / die side in read_special
+MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
+WEIGHTS = os.path.join(os.path.dirname(__file__), "special_dice_weights.npz")
 
 
 @dataclass
@@ -54,11 +57,9 @@ class _Blob:
     mask: np.ndarray        # bool, crop-sized
     weight: np.ndarray      # float ink strength on the blob's pixels, crop-sized
     area: float
-    centre: np.ndarray      # (x, y)
-    circularity: float
-    solidity: float
     holes: int
     elongation: float
+    centre: np.ndarray      # (x, y) pixels in the crop
 
 
 def read_special(image: np.ndarray, x: float, y: float, side: float,
@@ -68,14 +69,20 @@ def read_special(image: np.ndarray, x: float, y: float, side: float,
     mask: optional full-frame uint8/bool mask of this die. The bearing is in the frame's
     image coordinates (the crop is axis-aligned, so nothing needs converting).
     """
+    crop, crop_mask = _cut(image, x, y, side, mask)
+    if crop is None:
+        return None
+    return classify_crop(crop, crop_mask, side_px=side)
+
+
+def _cut(image, x, y, side, mask=None):
     half = side * CONTEXT / 2
     h, w = image.shape[:2]
     x0, y0 = max(0, int(round(x - half))), max(0, int(round(y - half)))
     x1, y1 = min(w, int(round(x + half)) + 1), min(h, int(round(y + half)) + 1)
     if x1 - x0 < 6 or y1 - y0 < 6:
-        return None
-    crop_mask = None if mask is None else mask[y0:y1, x0:x1]
-    return classify_crop(image[y0:y1, x0:x1], crop_mask, side_px=side)
+        return None, None
+    return image[y0:y1, x0:x1], None if mask is None else mask[y0:y1, x0:x1]
 
 
 def classify_crop(crop: np.ndarray, mask: np.ndarray | None = None,
@@ -83,46 +90,49 @@ def classify_crop(crop: np.ndarray, mask: np.ndarray | None = None,
     """The special face shown by the die in `crop` (BGR), or None when it is not one.
 
     mask: optional mask of the die in the crop (non-zero = die). side_px: the die's side
-    when known (else estimated from the mask).
+    when known (else estimated from the mask, or from the crop as `CONTEXT` x the side).
     """
+    face = face_view(crop, mask, side_px)
+    if face is None:
+        return None
+    canonical, blobs = face
+    probs = _model().predict(canonical)
+    best = int(np.argmax(probs))
+    label, confidence = CLASSES[best], float(probs[best])
+    if label == "d6" or confidence < MIN_PROBABILITY:
+        return None
+    if label == "arrow":
+        arrow = _arrow_bearing(max(blobs, key=lambda b: b.area)) if blobs else None
+        return SpecialReading("scatter", "arrow", arrow[0] if arrow else None, confidence)
+    if label == "hit":
+        return SpecialReading("scatter", "hit", _small_arrow_bearing(blobs), confidence)
+    return SpecialReading("artillery", label, None, confidence)
+
+
+def face_view(crop: np.ndarray, mask: np.ndarray | None = None, side_px: float | None = None
+              ) -> tuple[np.ndarray, list[_Blob]] | None:
+    """The top face's ink as a FACE_PX square turned square to the face, and its marks."""
     if crop is None or crop.ndim != 3 or crop.shape[0] < 6 or crop.shape[1] < 6:
         return None
     mask = None if mask is None else np.asarray(mask) > 0
     side = side_px or (math.sqrt(float(mask.sum())) if mask is not None
                        else min(crop.shape[:2]) / CONTEXT)
-    die = _top_face(crop, side, mask)
-    if not 0.3 * side * side < die.sum() < 2.0 * side * side:
+    top = _top_face(crop, side, mask)
+    if not 0.3 * side * side < top.sum() < 2.0 * side * side:
         return None
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    blobs = _ink_blobs(grey, die, side)
-    if not blobs:
+    weight = _ink(grey, top, side)
+    if weight is None:
         return None
-    if _looks_like_pips(blobs, side):
-        return None
-    face_area = side * side
-    big = [b for b in blobs if b.area > 0.012 * face_area]
-    if not big:
-        return None
-    # One long mark with a wide end: the arrow face.
-    if len(big) == 1 and big[0].area > 0.04 * face_area:
-        arrow = _arrow_bearing(big[0])
-        if arrow is not None:
-            bearing, quality = arrow
-            return SpecialReading("scatter", "arrow", bearing, quality)
-    angle = _die_angle(die)
-    best = _best_symbol(big, angle, side)
-    if best is not None:
-        label, score, arrow_blob = best
-        if label == "HIT":
-            bearing = None
-            if arrow_blob is not None:
-                found = _arrow_bearing(arrow_blob)
-                bearing = found[0] if found else None
-            return SpecialReading("scatter", "hit", bearing, score)
-        return SpecialReading("artillery", int(label), None, score)
-    if _looks_like_misfire(big, side):
-        return SpecialReading("artillery", "misfire", None, 0.7)
-    return None
+    contours, _ = cv2.findContours(top.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    span = min(max(w, h, 4.0), 1.15 * side)   # not wider than a die, if sides crept in
+    M = cv2.getRotationMatrix2D((cx, cy), angle, FACE_PX / span)
+    M[:, 2] += FACE_PX / 2 - cx, FACE_PX / 2 - cy
+    canonical = cv2.warpAffine(weight, M, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA
+                               if span > FACE_PX else cv2.INTER_LINEAR)
+    return canonical, _blobs(weight, side)
 
 
 # ---------------------------------------------------------------- die and ink
@@ -149,7 +159,7 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
                                       2, cv2.KMEANS_PP_CENTERS)
     body = centres[int(np.argmax(np.bincount(labels_k.ravel(), minlength=3)))]
     dist = np.linalg.norm(lab - body, axis=2)
-    tol = max(14.0, 0.1 * float(body[0]))
+    tol = max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker or lighter
     like = (dist < tol).astype(np.uint8)
     if mask is not None:
         like &= mask.astype(np.uint8)
@@ -166,12 +176,12 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
     return top.astype(bool)
 
 
-def _ink_blobs(grey: np.ndarray, die: np.ndarray, side: float) -> list[_Blob]:
-    """Marks on the top face: brighter or darker than the body, away from the outline."""
+def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> np.ndarray | None:
+    """0..1 map of the marks on the top face (brighter or darker than it), None if blank."""
     erode = max(1, int(round(side * 0.04)))
-    inner = cv2.erode(die.astype(np.uint8), np.ones((2 * erode + 1,) * 2, np.uint8)) > 0
+    inner = cv2.erode(top.astype(np.uint8), np.ones((2 * erode + 1,) * 2, np.uint8)) > 0
     if inner.sum() < 16:
-        return []
+        return None
     ys, xs = np.nonzero(inner)
     cx, cy = xs.mean(), ys.mean()
     yy, xx = np.indices(grey.shape)
@@ -179,51 +189,32 @@ def _ink_blobs(grey: np.ndarray, die: np.ndarray, side: float) -> list[_Blob]:
     body = float(np.median(grey[inner]))
     central = grey[near] if near.sum() > 8 else grey[inner]
     hi, lo = np.percentile(central, 98) - body, body - np.percentile(central, 2)
-    polarity = 1.0 if hi > lo else -1.0
     contrast = max(hi, lo)
     if contrast < 25:
-        return []
-    signed = (grey - body) * polarity
-    ink = (signed > 0.45 * contrast) & inner
-    weight = np.clip(signed / contrast, 0, 1)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), 8)
+        return None
+    signed = (grey - body) * (1.0 if hi > lo else -1.0)
+    return np.where(inner, np.clip(signed / contrast, 0, 1), 0).astype(np.float32)
+
+
+def _blobs(weight: np.ndarray, side: float) -> list[_Blob]:
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > 0.45).astype(np.uint8), 8)
     blobs = []
     for i in range(1, n):
-        area = stats[i, cv2.CC_STAT_AREA]
-        if area < max(2, 0.002 * side * side):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if area < max(2.0, 0.002 * side * side):
             continue
-        blobs.append(_describe_blob(labels == i, weight, area, cents[i]))
+        blob = labels == i
+        contours, hierarchy = cv2.findContours(blob.astype(np.uint8), cv2.RETR_CCOMP,
+                                               cv2.CHAIN_APPROX_NONE)
+        holes = sum(1 for c, link in zip(contours, hierarchy.reshape(-1, 4))
+                    if link[3] >= 0 and cv2.contourArea(c) >= 1.5)
+        ys, xs = np.nonzero(blob)
+        ev = np.linalg.eigvalsh(np.cov(np.column_stack([xs, ys]).T.astype(float))) \
+            if len(xs) > 2 else np.ones(2)
+        blobs.append(_Blob(mask=blob, weight=np.where(blob, weight, 0.0), area=area,
+                           holes=holes, centre=np.array([xs.mean(), ys.mean()]),
+                           elongation=float(math.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6)))))
     return blobs
-
-
-def _describe_blob(blob: np.ndarray, weight: np.ndarray, area: float, centre) -> _Blob:
-    u8 = blob.astype(np.uint8)
-    contours, hierarchy = cv2.findContours(u8, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
-    outer = max((c for c, link in zip(contours, hierarchy[0]) if link[3] < 0),
-                key=cv2.contourArea)
-    holes = sum(1 for c, link in zip(contours, hierarchy[0])
-                if link[3] >= 0 and cv2.contourArea(c) >= 1.5)
-    perimeter = max(cv2.arcLength(outer, True), 1e-6)
-    hull_area = max(cv2.contourArea(cv2.convexHull(outer)), 1.0)
-    ys, xs = np.nonzero(blob)
-    pts = np.column_stack([xs, ys]).astype(np.float64)
-    cov = np.cov(pts.T) if len(pts) > 2 else np.eye(2)
-    ev = np.linalg.eigvalsh(cov)
-    return _Blob(mask=blob, weight=np.where(blob, weight, 0.0), area=float(area),
-                 centre=np.asarray(centre, float),
-                 circularity=float(4 * math.pi * area / perimeter ** 2),
-                 solidity=float(area / hull_area), holes=holes,
-                 elongation=float(math.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6))))
-
-
-def _looks_like_pips(blobs: list[_Blob], side: float) -> bool:
-    """At most six round blobs of about one size, each a few percent of the face."""
-    if len(blobs) > 6:
-        return False
-    areas = np.array([b.area for b in blobs])
-    round_ = all(b.elongation < 1.6 and b.holes == 0 and b.solidity > 0.8 for b in blobs)
-    sized = all(0.004 * side * side < a < 0.09 * side * side for a in areas)
-    return round_ and sized and areas.max() < 2.5 * areas.min()
 
 
 # ---------------------------------------------------------------- arrows
@@ -262,116 +253,76 @@ def _arrow_bearing(blob: _Blob) -> tuple[float, float] | None:
         return None
     if width_lo > width_hi:
         ax, ay = -ax, -ay
+        along = -along
+    # An arrow's head ends in a point; a T's bar (on a HIT face) ends square.
+    tip = along > along.max() - 0.12 * length
+    if np.percentile(across[tip], 95) > 0.75 * max(width_lo, width_hi):
+        return None
     bearing = math.degrees(math.atan2(ax, -ay)) % 360.0
     ratio = max(width_lo, width_hi) / max(min(width_lo, width_hi), 0.5)
     return bearing, float(min(0.99, 0.6 + 0.1 * ratio))
 
 
-# ---------------------------------------------------------------- numerals and words
 
 
-def _die_angle(die: np.ndarray) -> float:
-    """The die outline's rotation in degrees (0..90): the numerals are square to it."""
-    contours, _ = cv2.findContours(die.astype(np.uint8), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
-    (_, _), (_, _), angle = cv2.minAreaRect(max(contours, key=cv2.contourArea))
-    return float(angle) % 90.0
-
-
-def _normalise(ink: np.ndarray) -> np.ndarray | None:
-    """A glyph's ink cropped to its box, resized to TEMPLATE_SHAPE, zero-mean unit-norm."""
-    ys, xs = np.nonzero(ink > 0.2)
-    if len(xs) < 4:
+def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
+    """The small arrow beside the word on a HIT face: of the arrow-shaped marks, the one
+    farthest from the marks' middle (the word sits in the middle of the face)."""
+    if not blobs:
         return None
-    box = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
-    h, w = box.shape
-    if w > 1.6 * h:      # wider than tall: a word or "10"
-        shape = (TEMPLATE_SHAPE[1] * 2, TEMPLATE_SHAPE[1])
-    else:
-        shape = (TEMPLATE_SHAPE[1], TEMPLATE_SHAPE[0])
-    out = cv2.resize(box, shape, interpolation=cv2.INTER_AREA)
-    out = cv2.GaussianBlur(out, (3, 3), 0.8)
-    out -= out.mean()
-    norm = np.linalg.norm(out)
-    return out / norm if norm > 1e-6 else None
+    middle = np.mean([b.centre for b in blobs], axis=0)
+    found = [(float(np.linalg.norm(b.centre - middle)), a[0]) for b in blobs
+             if b.elongation >= 1.7 for a in [_arrow_bearing(b)] if a]
+    return max(found)[1] if found else None
+
+
+# ---------------------------------------------------------------- the face classifier
+
+
+class _Network:
+    """A one-hidden-layer network in numpy: features of the 32x32 face -> class scores."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+
+    def probabilities(self, faces: np.ndarray) -> np.ndarray:
+        """Softmax probabilities for a batch of (N, FACE_PX, FACE_PX) faces."""
+        x = (face_features(faces) - self.w["mean"]) / self.w["std"]
+        hidden = np.maximum(x @ self.w["w1"] + self.w["b1"], 0)
+        logits = hidden @ self.w["w2"] + self.w["b2"]
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict(self, face: np.ndarray) -> np.ndarray:
+        """Class probabilities of one face, averaged over its four quarter turns."""
+        turns = np.stack([np.rot90(face, k) for k in range(4)])
+        return self.probabilities(turns).mean(axis=0)
+
+
+def face_features(faces: np.ndarray) -> np.ndarray:
+    """Ink at 16x16 plus gradient-orientation histograms on a 4x4 grid (N, 256 + 128)."""
+    faces = np.asarray(faces, np.float32)
+    small = np.stack([cv2.resize(f, (16, 16), interpolation=cv2.INTER_AREA) for f in faces])
+    gx = np.stack([cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3) for f in faces])
+    gy = np.stack([cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3) for f in faces])
+    mag = np.hypot(gx, gy)
+    bins = ((np.arctan2(gy, gx) % np.pi) / np.pi * 8).astype(int) % 8
+    n = len(faces)
+    cell = FACE_PX // 4
+    hist = np.zeros((n, 4, 4, 8), np.float32)
+    for b in range(8):
+        m = np.where(bins == b, mag, 0).reshape(n, 4, cell, 4, cell).sum(axis=(2, 4))
+        hist[..., b] = m
+    hist /= hist.sum(axis=3, keepdims=True) + 1e-3
+    return np.concatenate([small.reshape(n, -1), hist.reshape(n, -1)], axis=1)
 
 
 @functools.cache
-def _templates() -> dict[str, list[np.ndarray]]:
-    """Each label's normalised templates in several stroke styles and weights."""
-    out: dict[str, list[np.ndarray]] = {}
-    styles = [(cv2.FONT_HERSHEY_SIMPLEX, t) for t in (3, 5, 7)] + \
-             [(cv2.FONT_HERSHEY_DUPLEX, t) for t in (3, 5, 7)] + \
-             [(cv2.FONT_HERSHEY_PLAIN, t) for t in (2, 3)]
-    for label in (*DIGITS, "HIT"):
-        for face, thick in styles:
-            scale = 2.4 if face != cv2.FONT_HERSHEY_PLAIN else 4.8
-            canvas = np.zeros((120, 240), np.uint8)
-            cv2.putText(canvas, label, (10, 90), face, scale, 255, thick, cv2.LINE_AA)
-            for squeeze in (0.8, 1.0, 1.25):   # narrow and wide typefaces
-                glyph = cv2.resize(canvas, None, fx=squeeze, fy=1.0)
-                norm = _normalise(glyph.astype(np.float32) / 255.0)
-                if norm is not None:
-                    out.setdefault(label, []).append(norm)
-    return out
-
-
-def _rotate(image: np.ndarray, angle_deg: float) -> np.ndarray:
-    h, w = image.shape[:2]
-    size = int(math.ceil(math.hypot(h, w))) + 2
-    M = cv2.getRotationMatrix2D((w / 2, h / 2), angle_deg, 1.0)
-    M[:, 2] += (size - w) / 2, (size - h) / 2
-    return cv2.warpAffine(image, M, (size, size), flags=cv2.INTER_LINEAR)
-
-
-def _score_group(blobs: list[_Blob], angle: float) -> tuple[str, float] | None:
-    ink = np.zeros_like(blobs[0].weight, dtype=np.float32)
-    for b in blobs:
-        ink = np.maximum(ink, b.weight.astype(np.float32))
-    upright = _rotate(ink, angle)
-    best: tuple[str, float] | None = None
-    templates = _templates()
-    for turn in range(4):
-        glyph = _normalise(np.rot90(upright, turn))
-        if glyph is None:
-            continue
-        for label, items in templates.items():
-            for template in items:
-                if template.shape != glyph.shape:
-                    continue
-                score = float((template * glyph).sum())
-                if best is None or score > best[1]:
-                    best = (label, score)
-    return best
-
-
-def _best_symbol(blobs: list[_Blob], angle: float, side: float
-                 ) -> tuple[str, float, _Blob | None] | None:
-    """The numeral or HIT the blobs spell, with the small arrow set aside on HIT faces."""
-    options: list[tuple[list[_Blob], _Blob | None]] = [(blobs, None)]
-    for b in blobs:
-        if len(blobs) > 1 and b.elongation >= 1.7 and b.area < 0.05 * side * side:
-            options.append(([o for o in blobs if o is not b], b))
-    best = None
-    for group, arrow in options:
-        if not group or len(group) > 4:
-            continue
-        found = _score_group(group, angle)
-        if found is None:
-            continue
-        label, score = found
-        if label != "HIT" and arrow is not None:
-            continue          # numerals come without extra marks
-        if best is None or score > best[1]:
-            best = (label, score, arrow)
-    if best is None or best[1] < MIN_DIGIT_SCORE:
-        return None
-    return best
-
-
-def _looks_like_misfire(blobs: list[_Blob], side: float) -> bool:
-    """A large single non-numeral mark (burst, bomb, skull) or a row of small letters."""
-    area = sum(b.area for b in blobs)
-    if len(blobs) <= 2 and area > 0.06 * side * side:
-        return True
-    return len(blobs) >= 5
+def _model() -> _Network:
+    if not os.path.exists(WEIGHTS):
+        raise FileNotFoundError(
+            f"{WEIGHTS} is missing: restore it from git, or train it again with "
+            "`python benchmarks/special_train.py`")
+    with np.load(WEIGHTS) as data:
+        return _Network(dict(data))

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from station.cli import UsageError
 from station.vision import DetectedDie, read_tray
@@ -39,12 +40,10 @@ def run(args) -> int:
             raise UsageError(f"cannot create the --annotate folder {args.annotate}: {error}")
     failed = False
     for path in args.images:
-        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        image, problem = load_image(path)
         if image is None:
             failed = True
-            reason = ("no such file" if not Path(path).exists() else
-                      "not an image OpenCV can decode (PNG, JPEG, BMP, TIFF...), or corrupt")
-            _report_error(args, path, f"cannot read {path}: {reason}")
+            _report_error(args, path, f"cannot read {path}: {problem}")
             continue
         try:
             dice = read_tray(image, calibration)
@@ -60,6 +59,20 @@ def run(args) -> int:
             out = args.annotate / (Path(path).stem + ".png")
             cv2.imwrite(str(out), annotate(image, dice))
     return 2 if failed else 0
+
+
+def load_image(path: str):
+    """(BGR image, None) or (None, what was wrong)."""
+    try:
+        data = np.fromfile(path, np.uint8)
+    except FileNotFoundError:
+        return None, "no such file"
+    except OSError as error:
+        return None, error.strerror or str(error)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        return None, "not an image OpenCV can decode (PNG, JPEG, BMP, TIFF...), or corrupt"
+    return image, None
 
 
 def _report_error(args, path: str, message: str) -> None:
@@ -92,7 +105,8 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
     for colour in sorted(by_colour, key=lambda c: -sum(by_colour[c].values())):
         counts = by_colour[colour]
         faces = ", ".join(f"{n}x{v}" for v, n in sorted(counts.items()))
-        lines.append(f"  {colour:<7} {sum(counts.values()):>3} dice: {faces}"
+        n = sum(counts.values())
+        lines.append(f"  {colour:<7} {n:>3} {'die' if n == 1 else 'dice'}: {faces}"
                      f"  (total {sum(v * n for v, n in counts.items())})")
     values = Counter(d.value for d in pips)
     if pips:

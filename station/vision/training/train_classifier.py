@@ -11,8 +11,8 @@ Samples (all cut with `crops.crop_die`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
   estimate jittered as much as the segmentation's own errors (measured: the candidate side is
   0.6-1.1 x the labelled box width, the centre within 0.15 box widths);
-- class 0 "not a die": the segmentation's candidates that are on no labelled die (tray
-  edges, holes, stains, shadows) and crops shifted off a die by 0.7-1.2 of its box width
+- class 0 "not a die": the reader's candidates (all kinds) that are on no labelled die (tray
+  edges, holes, stains, shadows) and crops shifted off a die by 0.45-1.2 of its box width
   (half a die, the gap between two touching dice), so that one die gives one reading.
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
@@ -89,10 +89,11 @@ class Samples:
                 self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
                          bw * rng.uniform(0.6, 1.1), cls)
             for _ in range(self.per_die // 3):
-                r, a = rng.uniform(0.7, 1.2) * bw, rng.uniform(0, 2 * math.pi)
+                r, a = rng.uniform(0.45, 1.2) * bw, rng.uniform(0, 2 * math.pi)
                 self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
                          bw * rng.uniform(0.6, 1.1), NOT_A_DIE)
-        for c in propose(image):
+        typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
+        for c in propose(image, typical_side):
             if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
                        for cx, cy, bw, _ in dice):
                 for _ in range(self.per_negative):
