@@ -130,9 +130,9 @@ def tray_reader(calibration_path: str) -> Callable[[np.ndarray], list[Any]]:
 
 
 def load_tray_calibration(path: str) -> Any:
-    from station.vision.calibration import TrayCalibration
+    from station.vision.calibration import load_profile
     try:
-        return TrayCalibration.load(path)
+        return load_profile(path)
     except (OSError, ValueError, KeyError) as error:
         raise ConfigError("camera.calibration", f"cannot load {path} ({error})",
                           "Make one with `station calibrate tray IMAGE`, or leave it empty") from None
