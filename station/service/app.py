@@ -111,7 +111,8 @@ class Station:
         self.laser = open_laser(config.laser, simulate=options.simulate, hardware=hardware)
         if self.laser is not None:
             self._stack.callback(self.laser.close)
-        read = tray_reader(config.camera["calibration"])
+        # the synthetic tray is not the tray the profile was made for
+        read = tray_reader("" if options.simulate else config.camera["calibration"])
 
         self.controls = self._controls(hardware)
         self._stack.callback(self.controls.close)

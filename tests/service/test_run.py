@@ -72,6 +72,11 @@ def test_bad_config_stops_with_the_key_and_the_fix(tmp_path, capsys):
     assert main(["run", "--config", str(path), "--script", "roll",
                  "--journal", str(tmp_path / "j.sqlite")]) == 2
     assert "camera.device '/nonexistent/video.mp4'" in capsys.readouterr().err
+    path.write_text("[camera]\nsource = 'synthetic'\ncalibration = '/nonexistent/tray.json'\n"
+                    "[display]\nsinks = ['terminal']\n")
+    assert main(["run", "--config", str(path), "--script", "roll",
+                 "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert "camera.calibration: cannot load /nonexistent/tray.json" in capsys.readouterr().err
 
 
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
