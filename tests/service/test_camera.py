@@ -1,0 +1,76 @@
+"""Camera adapters: OpenCV on a video file, replay of photos, the synthetic tray; the Pi
+camera where picamera2 exists (skipped elsewhere) and its message where it does not."""
+
+import importlib.util
+
+import cv2
+import numpy as np
+import pytest
+
+from station.camera import CameraError, OpenCVCamera, Picamera2Camera, ReplayCamera, open_camera
+from station.camera.synthetic import SyntheticTray
+from station.config import DEFAULTS
+
+HAS_PICAMERA2 = importlib.util.find_spec("picamera2") is not None
+
+
+def test_opencv_camera_reads_a_video_file(tmp_path):
+    path = str(tmp_path / "tray.avi")
+    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 10, (160, 120))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for shade in (40, 120, 200):
+        writer.write(np.full((120, 160, 3), shade, np.uint8))
+    writer.release()
+    camera = OpenCVCamera(path, (160, 120))
+    means = [camera.capture().mean() for _ in range(3)]
+    assert means[0] < means[1] < means[2]
+    with pytest.raises(CameraError, match="gave no frame"):    # the end of the video: unplugged
+        camera.capture()
+    camera.close()
+
+
+def test_opencv_camera_that_is_not_there_says_what_to_do(tmp_path):
+    with pytest.raises(CameraError, match=r"camera.device .*no camera or video there"):
+        OpenCVCamera(str(tmp_path / "none.mp4"), (640, 480))
+
+
+def test_replay_moves_to_the_next_photo_for_each_roll(tmp_path):
+    for i, shade in enumerate((10, 250)):
+        cv2.imwrite(str(tmp_path / f"tray{i}.png"), np.full((60, 80, 3), shade, np.uint8))
+    camera = open_camera({**DEFAULTS["camera"], "source": "replay",
+                          "files": str(tmp_path / "*.png")})
+    assert camera.capture().mean() == 10
+    camera.expect("d6", 2, "2 d6")
+    assert camera.capture().mean() == 250
+    camera.expect("d6", 2, "2 d6")
+    assert camera.capture().mean() == 10                      # and round again
+    with pytest.raises(CameraError, match="matches no file"):
+        ReplayCamera(str(tmp_path / "*.jpg"))
+
+
+def test_synthetic_tray_films_the_roll_then_holds_still():
+    tray = SyntheticTray((320, 240), rng=np.random.default_rng(2), fps=10)
+    tray.expect("d6", 3, "3 d6")
+    assert [t.kind for t in tray.rendered.truth] == ["d6"] * 3
+    frames = [tray.capture() for _ in range(20)]
+    assert not np.array_equal(frames[0], frames[5])           # the hand, the tumbling dice
+    assert np.array_equal(frames[-1], frames[-2])             # then still
+    assert np.array_equal(frames[-1], tray.rendered.image)
+
+
+@pytest.mark.skipif(HAS_PICAMERA2, reason="picamera2 is installed: see the hardware test")
+def test_picamera2_absent_says_how_to_get_it():
+    with pytest.raises(CameraError, match="python3-picamera2.*--system-site-packages"):
+        Picamera2Camera((1280, 960))
+
+
+@pytest.mark.skipif(not HAS_PICAMERA2, reason="needs a Raspberry Pi with picamera2")
+def test_picamera2_gives_bgr_frames():
+    try:
+        camera = Picamera2Camera((640, 480))
+    except CameraError as error:
+        pytest.skip(f"no Pi camera here: {error}")
+    frame = camera.capture()
+    camera.close()
+    assert frame.shape[2] == 3 and frame.dtype == np.uint8
