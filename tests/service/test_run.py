@@ -140,3 +140,16 @@ def test_laser_unplugged_while_running_is_reported_and_the_dice_still_work(tmp_p
         assert shown[-1].state == "measured" and "laser" not in shown[-1].hardware
     finally:
         station._stack.close()
+
+
+def test_long_press_on_roll_types_the_faces_in_with_the_buttons(tmp_path):
+    journal_path = tmp_path / "journal.sqlite"
+    station = Station(config.load(small_config(tmp_path)),
+                      Options(simulate=True, script=["hold", "roll", "roll", "next", "next"],
+                              journal=journal_path, seed=1, roll_timeout=30))
+    assert station.run() == 0
+    with Journal(journal_path) as journal:
+        [outcome] = list(journal.entries(kind="outcome"))
+        [reading] = journal.readings_of(outcome.id)
+    assert outcome.data["dice"] == [3, 1] and outcome.data["total"] == 4
+    assert reading.data["manual"] and reading.frame is None
