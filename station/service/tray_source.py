@@ -61,21 +61,20 @@ class Verdict:
     faces: list[Face] | None            # None: the tray does not answer the request
     problem: str = ""
     marks: list[DieMark] = field(default_factory=list)
+    held: list[Any] = field(default_factory=list)   # dice of other kinds, for later requests
 
 
 def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
-    """Does the tray (a list of DetectedDie) hold exactly the `count` `kind` dice asked for?"""
+    """Does the tray (a list of DetectedDie) hold exactly the `count` `kind` dice asked for?
+
+    Dice of other kinds are not a mistake: a scatter die is rolled together with its distance
+    dice (SCAT-1), so they are held for the ruling's next requests.
+    """
     wanted = [d for d in dice if d.kind == kind]
     others = [d for d in dice if d.kind != kind]
     flagged = [d for d in wanted if d.value is None or {"cocked", "unreadable"} & set(d.flags)]
-    marks = [DieMark.from_detected(d) for d in wanted]
-    marks += [DieMark.from_detected(d, problem="not asked for") for d in others]
+    marks = [DieMark.from_detected(d) for d in dice]
     words = _dice_words(kind, count)
-    if others:
-        kinds = sorted({d.kind for d in others})
-        return Verdict(None, f"take the {' and '.join(kinds)} "
-                             f"{'die' if len(others) == 1 else 'dice'} out: only {words} asked for",
-                       marks)
     if len(wanted) > count:
         extra = len(wanted) - count
         return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
@@ -86,11 +85,12 @@ def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
     if flagged:
         what = "cocked" if any("cocked" in d.flags for d in flagged) else "unreadable"
         many = len(flagged) > 1
-        return Verdict(None, f"re-roll the {what} {'dice' if many else 'die'}"
-                             f"{f' ({len(flagged)})' if many else ''}", marks)
+        noun = ("" if kind == "d6" else f"{kind} ") + ("dice" if many else "die")
+        return Verdict(None, f"re-roll the {what} {noun}{f' ({len(flagged)})' if many else ''}",
+                       marks)
     ordered = sorted(wanted, key=lambda d: (round(d.center[1] / 40), d.center[0]))  # reading order
     faces = [Face(kind, d.value, d.bearing_deg if kind == "scatter" else None) for d in ordered]
-    return Verdict(faces, "", [DieMark.from_detected(d) for d in ordered])
+    return Verdict(faces, "", marks, others)
 
 
 def _dice_words(kind: str, count: int) -> str:
@@ -111,12 +111,21 @@ class TraySource:
         self.readings: list[int] = []        # journal ids of the accepted readings
         self.last_frame: np.ndarray | None = None
         self.last_marks: list[DieMark] = []
+        self.held: list[Any] = []            # read with an earlier request, not yet asked for
 
     def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         if self.manual:
             return self._typed(kind, count, purpose)
         headline = "ROLL " + _dice_words(kind, count).upper()
-        self.host.prompt("waiting", headline, f"Roll {purpose}")
+        if any(d.kind == kind for d in self.held):      # rolled together with earlier dice
+            verdict = judge(self.held, kind, count)
+            self.held = verdict.held
+            if verdict.faces is not None:
+                return verdict.faces
+            self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
+                             frame=self.last_frame, marks=self.last_marks)
+        else:
+            self.host.prompt("waiting", headline, f"Roll {purpose}")
         expect = getattr(self.camera, "expect", None)
         if expect:
             expect(kind, count, purpose)
@@ -154,7 +163,7 @@ class TraySource:
                 [d.to_json() for d in dice], frame)
             if verdict.faces is not None:
                 self.readings.append(reading)
-                self.last_frame, self.last_marks = frame, verdict.marks
+                self.last_frame, self.last_marks, self.held = frame, verdict.marks, verdict.held
                 return verdict.faces
             self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
                              frame=frame, marks=verdict.marks)
