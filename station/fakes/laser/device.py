@@ -94,6 +94,11 @@ class SimulatedDevice:
     def error_frame(self, code: str) -> bytes:
         raise NotImplementedError
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        """Valid frames that carry no distance (keep-alives, acknowledgements, an angle of
+        `value` degrees): a codec must never turn them into a reading."""
+        return []
+
     def corrupt(self, frame: bytes) -> bytes:
         """The frame with a wrong check (the last byte is the checksum by default)."""
         return frame[:-1] + bytes([frame[-1] ^ 0x5A])
