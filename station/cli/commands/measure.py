@@ -12,7 +12,7 @@ from pathlib import Path
 
 from station.cli import CommandRegistry, UsageError
 from station.laser.calibration import (
-    Calibration, CalibrationError, default_profile_path, load_profile)
+    Calibration, CalibrationError, calibration_for, default_profile_path)
 from station.laser.codec import DeviceError
 from station.laser.device import MEASURE_TIMEOUT_S, LaserDevice
 from station.laser.measurement import ROUND_BASES_MM, Measurement, base_radius
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--base-radius is a radius in mm and cannot be negative")
     radius = args.base_radius if args.base is None else base_radius(args.base)
     try:
-        calibration = load_profile(profile_path(args)).get(args.device)
+        calibration = calibration_for(args.device, args.profile)
     except CalibrationError as error:
         raise UsageError(str(error)) from None
     with closing(open_device(args, calibration, radius, watch=args.watch)) as device:
