@@ -105,6 +105,11 @@ def load_profile(path: Path) -> dict[str, Calibration]:
             "then run `station calibrate laser` again") from None
 
 
+def calibration_for(device: str, path: Path | None = None) -> Calibration | None:
+    """The device's calibration from the profile (the default one if no path), or None."""
+    return load_profile(path or default_profile_path()).get(device)
+
+
 def save_calibration(path: Path, calibration: Calibration) -> None:
     """Add or replace the device's entry in the profile file, keeping the others."""
     entries = load_profile(path)

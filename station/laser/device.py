@@ -21,7 +21,8 @@ class LaserDevice:
     def __init__(self, device: str, port: str, baudrate: int | None = None,
                  calibration: Calibration | None = None,
                  base_radius_mm: float | None = None, watch: bool = False,
-                 **link_options: float) -> None:
+                 **link_options: float | str) -> None:
+        """`link_options` go to LinkSettings: framing (bytesize, parity, stopbits), back-off."""
         self.name = device
         self.codec = codec_class(device)()
         self.calibration = calibration

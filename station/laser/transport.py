@@ -170,8 +170,9 @@ class Transport:
     # --- inside -----------------------------------------------------------------------------
     def _open_port(self) -> serial.Serial:
         s = self.settings
+        stopbits = int(s.stopbits) if s.stopbits in (1, 2) else s.stopbits
         return serial.Serial(resolve_port(s.port), baudrate=s.baudrate, bytesize=s.bytesize,
-                             parity=s.parity, stopbits=s.stopbits, timeout=s.read_timeout_s,
+                             parity=s.parity, stopbits=stopbits, timeout=s.read_timeout_s,
                              write_timeout=1.0)
 
     def _write(self, command: str, deadline: float) -> None:

@@ -162,3 +162,30 @@ def test_simulate_laser_prints_its_port_and_takes_controls(capsys, profile):
         assert proc.wait(timeout=10) == 0
     finally:
         proc.kill()
+
+
+def test_framing_and_baud_are_settings(capsys, profile):
+    with start_simulated("jrt", distance_mm=321.0) as sim:
+        status, out, _ = measure(capsys, "--device", "jrt", "--port", sim.port, "--json",
+                                 "--profile", profile, "--baud", "115200", "--framing", "8e2")
+    assert status == 0 and json.loads(out)["raw_mm"] == 321.0
+    status, _, err = measure(capsys, "--device", "jrt", "--port", "x", "--framing", "9X1",
+                             "--profile", profile)
+    assert status == 2 and "8N1" in err
+
+
+def test_port_by_usb_vid_pid(capsys, profile, monkeypatch):
+    from types import SimpleNamespace
+
+    from station.laser import transport
+
+    with start_simulated("m80", distance_mm=456.0) as sim:
+        adapter = SimpleNamespace(device=sim.port, vid=0x1A86, pid=0x7523,
+                                  description="USB Serial (CH340)")
+        monkeypatch.setattr(transport.list_ports, "comports", lambda: [adapter])
+        status, out, _ = measure(capsys, "--device", "m80", "--port", "1a86:7523", "--json",
+                                 "--profile", profile)
+    assert status == 0 and json.loads(out)["raw_mm"] == 456.0
+    status, _, err = measure(capsys, "--device", "m80", "--port", "10c4:ea60",
+                             "--profile", profile)
+    assert status == 2 and "1a86:7523" in err and "CH340" in err

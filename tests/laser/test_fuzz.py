@@ -1,5 +1,6 @@
 """100,000 random chunks per codec: random bytes, valid frames split at random points,
-frames cut short, corrupted checksums and device errors. No exception escapes and no
+frames cut short, corrupted checksums, device errors, and valid frames that carry no
+distance (keep-alives, acknowledgements, angles). No exception escapes and no
 distance comes out that was not sent, or out of order (MEAS-2: a reading shown is a reading measured).
 
 Fault model: a frame cut short (bytes lost on the link) is followed by the next whole frame,
@@ -53,8 +54,11 @@ def build_stream(device, rng):
             frame = device.reading_frame(sent[-1])
             reply(frame[:rng.randint(1, len(frame) - 1)])
             valid_frame()
-        elif kind < 0.92:
+        elif kind < 0.87:
             reply(device.corrupt(device.reading_frame(rng.randint(30, 99_999))))
+        elif kind < 0.92:
+            others = device.non_distance_frames(rng.uniform(1, 80))
+            stream.extend(rng.choice(others) if others else b"")
         else:
             reply(device.error_frame(device.default_error))
     return bytes(stream), requests, sent, valid

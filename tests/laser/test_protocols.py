@@ -140,6 +140,9 @@ def test_disto_units_errors_angle_and_send_key():
     assert codec.outgoing() == b"cfm\n"
     assert codec.outgoing() == b""
     assert readings(codec.feed(b"31..00x00000788\r\n31..00+0000078\r\n")) == []
+    # GSI words as real lines carry them: a trailing blank, several words, GSI-16
+    line = b"11....+00000012 31..00+00001500 22..00+00000150 \r\n*31..08+0000000000123456 \r\n"
+    assert [r.raw_mm for r in readings(codec.feed(line))] == [1500.0, 1234.56]
 
 
 @pytest.mark.parametrize("code", [5, 6, 7, 8, 9])

@@ -160,3 +160,20 @@ def test_a_failing_codec_or_callback_does_not_stop_the_listener(sim):
         with pytest.raises(LinkTimeout):
             transport.request("measure", timeout=0.3)
         assert transport.request("measure", timeout=2).raw_mm == 254.0
+
+
+@pytest.mark.parametrize("sim", ["jrt", "m80", "dollar"], indirect=True)
+def test_requests_across_100_unplugs_get_their_own_answer(sim):
+    """Each cycle: a request answered, half a frame left on the line, the cable pulled and
+    put back. The next answer is the new distance, never a mix with the half frame."""
+    with link(sim) as transport:
+        for cycle in range(100):
+            wait_until(lambda: transport.connected.is_set())
+            sim.set_distance(1000.0 + cycle)
+            assert transport.request("measure", timeout=2).raw_mm == 1000.0 + cycle
+            half = sim.device.reading_frame(5.0)
+            sim.send(half[:len(half) // 2])
+            wait_until(lambda: transport.bytes_received == sim.bytes_sent)
+            sim.unplug()
+            sim.replug()
+            wait_until(lambda: transport.reconnects == cycle + 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from contextlib import closing
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from station.cli import CommandRegistry, UsageError
 from station.laser.calibration import (
-    Calibration, CalibrationError, default_profile_path, load_profile)
+    Calibration, CalibrationError, calibration_for, default_profile_path)
 from station.laser.codec import DeviceError
 from station.laser.device import MEASURE_TIMEOUT_S, LaserDevice
 from station.laser.measurement import ROUND_BASES_MM, Measurement, base_radius
@@ -43,6 +44,9 @@ def register(registry: CommandRegistry) -> None:
                       help="the target's base radius in mm: adds base-to-base inches")
 
 
+FRAMING = re.compile(r"([5-8])([NEO])(1|1\.5|2)")
+
+
 def add_link_arguments(parser: argparse.ArgumentParser, port_required: bool = True) -> None:
     parser.add_argument("--device", required=True, choices=sorted(load_all()),
                         help="the device's protocol")
@@ -50,6 +54,8 @@ def add_link_arguments(parser: argparse.ArgumentParser, port_required: bool = Tr
                         help="serial port path (/dev/ttyUSB0, /dev/rfcomm0) or USB VID:PID")
     parser.add_argument("--baud", type=int, metavar="N",
                         help="baud rate, if not the device's usual one")
+    parser.add_argument("--framing", default="8N1", metavar="8N1",
+                        help="data bits, parity (N, E, O) and stop bits (default 8N1)")
     parser.add_argument("--profile", type=Path, default=None, metavar="FILE",
                         help=f"calibration profile (default {default_profile_path()})")
 
@@ -58,8 +64,14 @@ def open_device(args: argparse.Namespace, calibration: Calibration | None = None
                 base_radius_mm: float | None = None, watch: bool = False) -> LaserDevice:
     if args.baud is not None and args.baud <= 0:
         raise UsageError(f"--baud must be a positive baud rate, not {args.baud}")
+    framing = FRAMING.fullmatch(args.framing.upper())
+    if framing is None:
+        raise UsageError(f"--framing {args.framing!r}: write data bits, parity and stop bits, "
+                         "such as 8N1 or 7E2")
     device = LaserDevice(args.device, args.port, args.baud, calibration=calibration,
-                         base_radius_mm=base_radius_mm, watch=watch)
+                         base_radius_mm=base_radius_mm, watch=watch,
+                         bytesize=int(framing[1]), parity=framing[2],
+                         stopbits=float(framing[3]))
     try:
         return device.open()
     except PortNotFound as error:
@@ -75,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--base-radius is a radius in mm and cannot be negative")
     radius = args.base_radius if args.base is None else base_radius(args.base)
     try:
-        calibration = load_profile(profile_path(args)).get(args.device)
+        calibration = calibration_for(args.device, args.profile)
     except CalibrationError as error:
         raise UsageError(str(error)) from None
     with closing(open_device(args, calibration, radius, watch=args.watch)) as device:

@@ -9,7 +9,11 @@ codes, corrupted checksums, garbage, split and slow frames. `station.fakes.laser
 puts a device on a pseudo-terminal.
 
 A module in this package registers its device with `@simulator`; the package is scanned,
-so a new device (the station's own `tape`) plugs in by just existing here.
+so a new device (the station's own `tape`) plugs in by just existing here. A subclass sets
+`name`, `baudrate` and `default_error` and implements `_commands` (host commands to
+replies), `reading_frame(mm)` and `error_frame(code)`; it may override `_pressed`, `tick`,
+`corrupt`, `non_distance_frames` and `link_lost`. The laser tests (the fuzz test among
+them) run against every registered device.
 """
 
 from __future__ import annotations
@@ -93,6 +97,11 @@ class SimulatedDevice:
 
     def error_frame(self, code: str) -> bytes:
         raise NotImplementedError
+
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        """Valid frames that carry no distance (keep-alives, acknowledgements, an angle of
+        `value` degrees): a codec must never turn them into a reading."""
+        return []
 
     def corrupt(self, frame: bytes) -> bytes:
         """The frame with a wrong check (the last byte is the checksum by default)."""

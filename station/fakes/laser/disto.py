@@ -47,6 +47,9 @@ class SimulatedDisto(SimulatedDevice):
             return b"31..00%+09d\r\n" % (tenths // 10)
         return b"31..06%+09d\r\n" % tenths
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        return [ACK, self.angle_frame(value)]
+
     def angle_frame(self, degrees: float) -> bytes:
         return b"22..00%+09d\r\n" % round(degrees * 100)
 

@@ -27,6 +27,9 @@ class SimulatedDollar(SimulatedDevice):
     def reading_frame(self, mm: float) -> bytes:
         return frame(RESULT_PREFIX + b"%08d" % round(mm))
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        return [frame(b"00032601")]                            # laser on, echoed
+
     def error_frame(self, code: str) -> bytes:
         return self.reading_frame(int(code))
 

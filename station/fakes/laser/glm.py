@@ -53,6 +53,9 @@ class SimulatedGlm(SimulatedDevice):
         self.measurements += 1
         return [self.pushed_frame(self.distance_mm)]
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        return [KEEP_ALIVE, self.push_angle(value)]
+
     def push_angle(self, degrees: float) -> bytes:
         return self._push(MODE_ANGLE, degrees)
 

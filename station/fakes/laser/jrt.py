@@ -31,5 +31,8 @@ class SimulatedJrt(SimulatedDevice):
     def reading_frame(self, mm: float) -> bytes:
         return frame(OK, RESULT_REGISTER, round(mm).to_bytes(4, "big") + QUALITY.to_bytes(2, "big"))
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        return [frame(OK, LASER_REGISTER, b"\x00\x01")]     # the laser-on echo
+
     def error_frame(self, code: str) -> bytes:
         return frame(ERR, 0, int(code).to_bytes(2, "big"))

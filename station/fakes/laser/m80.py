@@ -37,5 +37,8 @@ class SimulatedM80(SimulatedDevice):
     def reading_frame(self, mm: float) -> bytes:
         return frame(b"\x80\x06\x83" + b"%07.3f" % (round(mm) / 1000))
 
+    def non_distance_frames(self, value: float) -> list[bytes]:
+        return [frame(b"\x80\x06\x85\x01")]                 # laser on, acknowledged
+
     def error_frame(self, code: str) -> bytes:
         return frame(b"\x80\x06\x83" + b"ERR--%s" % code.encode()[:2].rjust(2, b"0"))

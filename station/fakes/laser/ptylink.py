@@ -93,16 +93,16 @@ class SimulatedLaser:
     def _plug(self) -> None:
         if self._master >= 0:
             return
+        self.device.link_lost()                   # before the host can reach the new pty
         master, slave = os.openpty()
         tty.setraw(slave)                         # no echo, no line discipline: bytes as sent
         tty.setraw(master)
-        os.set_blocking(master, False)            # the fd number may be reused after replug
+        os.set_blocking(master, False)            # a read never blocks the simulator
+        self._master, self._slave = master, slave
         link = Path(self.port + ".new")
         link.unlink(missing_ok=True)
         link.symlink_to(os.ttyname(slave))
-        os.replace(link, self.port)
-        self._master, self._slave = master, slave
-        self.device.link_lost()
+        os.replace(link, self.port)               # the host can open it from here on
 
     def _unplug(self) -> None:
         if self._master < 0:
@@ -144,10 +144,13 @@ class SimulatedLaser:
                 self.send(*self.device.tick())
 
     def _serve(self, master: int) -> None:
-        try:
-            data = os.read(master, 4096)
-        except OSError:                  # unplugged under our feet, or nothing there after all
-            return
+        with self._lock:                 # a replug may have reused the fd number meanwhile
+            if master != self._master:
+                return
+            try:
+                data = os.read(master, 4096)
+            except OSError:              # nothing there after all (non-blocking read)
+                return
         replies = self.device.receive(data)
         if replies and self.device.faults.delay_s:
             time.sleep(self.device.faults.delay_s)

@@ -1,7 +1,7 @@
 """Leica DISTO with Bluetooth serial (D3a BT, D8, D330i), 9600 8N1 (LASER_PROTOCOLS.md s. 2).
 
 ASCII lines ending CR LF. `?` acknowledges, `@E<nnn>` is an error, data lines are words
-`WI..UU+dddddddd` separated by spaces: word 31 a distance, word 22 an inclination in 0.01
+`WI..UU+dddddddd` separated by spaces (GSI-16: `*` and 16 digits): word 31 a distance, word 22 an inclination in 0.01
 degrees. There is no checksum, so a word must match its format exactly to count. A distance
 the host did not ask for came from the SEND key: the device then wants `cfm` LF back.
 """
@@ -15,7 +15,8 @@ from station.laser.codec import Codec, DeviceError, Event, Notice, Reading, regi
 COMMANDS = {"measure": b"g", "track": b"h", "laser_on": b"o", "laser_off": b"p",
             "stop": b"p", "clear": b"c"}
 SEND_REPLY = b"cfm\n"
-WORD = re.compile(rb"(\d\d)[.\d]{2}\d(\d)([+-])(\d{8}|\d{16})")
+# index, 4 information characters (the 4th: the unit), sign, value; `*` starts GSI-16
+WORD = re.compile(rb"\*?(\d\d)([.\d]{4})([+-])(\d{8}|\d{16})")
 WORD_AT_END = re.compile(WORD.pattern + rb"\Z")
 ERROR = re.compile(rb"@E(\d{3})")
 MM_PER_UNIT = {b"0": 1.0, b"6": 0.1, b"8": 0.01, b"1": 0.3048, b"7": 0.03048}
@@ -74,13 +75,14 @@ class DistoCodec(Codec):
                 return Notice("data", line.decode())
             return Notice("angle", f"{_signed(angle) / 100:.2f} degrees "
                                    "(an inclination, not a distance)")
-        if distance[2] not in MM_PER_UNIT:
+        unit = distance[2][3:]
+        if unit not in MM_PER_UNIT:
             return Notice("garbled", f"DISTO distance in an unknown unit: {distance[0]!r}")
         pushed = not self._requested and not self._tracking
         if pushed:
             self._outgoing += SEND_REPLY
         self._requested = False
-        mm = _signed(distance) * MM_PER_UNIT[distance[2]]
+        mm = _signed(distance) * MM_PER_UNIT[unit]
         return Reading(round(mm, 3), pushed=pushed or self._tracking)
 
 
@@ -88,7 +90,7 @@ def _words(line: bytes) -> list[re.Match[bytes]]:
     """The well-formed words at the end of the line: garbage before them (the tail of a
     line cut short, line noise) is dropped, and a word is only taken whole."""
     words: list[re.Match[bytes]] = []
-    for word in reversed(line.split(b" ")):
+    for word in reversed(line.strip(b" ").split(b" ")):   # GSI lines end with a blank
         match = WORD.fullmatch(word) or WORD_AT_END.search(word)
         if match is None:
             break
