@@ -213,7 +213,7 @@ class Session:
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice
         action = rules.get(choice.ruling)
-        details = [action.summary]
+        details = [action.summary, choice.command]
         prompt = message or "Press ROLL, then roll the dice (hold ROLL to type them in)"
         self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),
                                                 prompt=prompt, level=level))
