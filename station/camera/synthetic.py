@@ -4,12 +4,15 @@ When the station asks for a roll (`expect`), the simulated player rolls exactly 
 `station.fakes.tray_sequence.render_sequence` films it (empty tray, a hand drops the dice,
 they tumble, then lie still) and `capture()` serves the film one frame per call, then the
 still tray for as long as it is looked at. `cocked` and `stray` give the player's mistakes a
-chance, for demos and tests: a die leaning on another, one die too many in the tray.
+chance, for demos and tests: a die leaning on another, one die too many in the tray. Like a
+player reading the prompt, it rolls the distance dice together with the scatter die when the
+prompt says so ("scatter die (rolled with 2D6)", SCAT-1).
 With `tumble=False` the dice are simply there, still (benchmarks: ROLL with still dice).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
@@ -33,7 +36,7 @@ class SyntheticTray:
         self._lock = threading.Lock()
 
     def expect(self, kind: str, count: int, purpose: str) -> None:
-        faces = [self._face(kind) for _ in range(count)]
+        faces = [self._face(kind) for _ in range(count)] + self._rolled_with(kind, purpose)
         if count and self.rng.random() < self.stray:
             faces.append(self._face(kind))
         if self.tumble:
@@ -59,6 +62,15 @@ class SyntheticTray:
 
     def close(self) -> None:
         pass
+
+    def _rolled_with(self, kind: str, purpose: str) -> list[Face]:
+        """The distance dice a scatter prompt says to roll along: A, D3, D6 or nD6."""
+        match = re.search(r"rolled with (\d*)(D6|D3|A)\b", purpose) if kind == "scatter" else None
+        if not match:
+            return []
+        if match[2] == "A":
+            return [self._face("artillery")]
+        return [self._face("d6") for _ in range(int(match[1] or 1))]
 
     def _face(self, kind: str) -> Face:
         if kind == "artillery":

@@ -42,13 +42,15 @@ class DieMark:
     def from_detected(cls, die: Any, problem: str = "") -> "DieMark":
         """From a vision `DetectedDie`; a flagged die shows its flag instead of a value."""
         flagged = [f for f in die.flags if f in ("cocked", "unreadable")]
-        label = "?" if die.value is None or flagged else face_label(die.value)
+        label = "?" if die.value is None or flagged else face_label(die.value, die.bearing_deg)
         return cls((float(die.center[0]), float(die.center[1])), label, die.colour,
                    problem or (flagged[0] if flagged else ""), die.bearing_deg)
 
 
-def face_label(value: int | str) -> str:
-    return {"misfire": "MF", "hit": "HIT", "arrow": "ARROW"}.get(str(value), str(value))
+def face_label(value: int | str, bearing_deg: float | None = None) -> str:
+    """"4", "MF", "HIT", "ARROW 117°": what is written beside a die."""
+    word = {"misfire": "MF", "hit": "HIT", "arrow": "ARROW"}.get(str(value), str(value))
+    return f"{word} {bearing_deg:.0f}°" if value == "arrow" and bearing_deg is not None else word
 
 
 @dataclass

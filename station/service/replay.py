@@ -14,7 +14,7 @@ def marks_of(dice: list[dict]) -> list[DieMark]:
         if not d.get("center"):
             continue
         flags = [f for f in d.get("flags", []) if f in ("cocked", "unreadable")]
-        label = "?" if d.get("value") is None or flags else face_label(d["value"])
+        label = "?" if d.get("value") is None or flags else face_label(d["value"], d.get("bearing_deg"))
         marks.append(DieMark(tuple(d["center"]), label, d.get("colour") or "",
                              flags[0] if flags else "", d.get("bearing_deg")))
     return marks

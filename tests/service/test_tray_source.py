@@ -125,7 +125,7 @@ def test_dice_rolled_together_serve_the_next_request_from_the_same_reading():
     assert tray.take("scatter", 1, "1 scatter die") == [Face("scatter", "arrow", 80.0)]
     assert tray.take("artillery", 1, "1 artillery die") == [Face("artillery", 6)]
     assert camera.expected == [("scatter", 1)] and len(host.readings) == 1
-    assert tray.readings == [1] and [m.label for m in tray.last_marks] == ["ARROW", "6"]
+    assert tray.readings == [1] and [m.label for m in tray.last_marks] == ["ARROW 80°", "6"]
 
 
 def test_held_dice_that_do_not_fit_are_rolled_again():
