@@ -15,6 +15,7 @@ images depend on it).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -209,6 +210,13 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
         cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
         colour = MARK_PROBLEM if mark.problem else MARK_OK
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
+        if mark.bearing_deg is not None and not mark.problem:   # the scatter arrow's way
+            angle = math.radians(mark.bearing_deg)
+            tip = (cx + 3.5 * radius * math.sin(angle), cy - 3.5 * radius * math.cos(angle))
+            draw.line((cx, cy, *tip), fill=colour, width=4)
+            for side in (-0.5, 0.5):
+                draw.line((*tip, tip[0] - radius * math.sin(angle + side),
+                           tip[1] + radius * math.cos(angle + side)), fill=colour, width=4)
         label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
         tx, ty = cx + radius + 3, cy - radius - 2
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")

@@ -34,4 +34,10 @@ def screens() -> dict[str, Screen]:
     measured = Screen(state="measured", action="Impaler spear", headline="7.1 in",
                       details=["180 mm from the reference edge", "raw reading 180.2 mm (glm)"],
                       rules=["MEAS-1", "MEAS-2"], prompt="MEASURE again, ROLL for the dice")
-    return {"resolved": resolved, "idle": idle, "error": error, "measured": measured}
+    scatter = Screen(state="resolved", action="Stone thrower scatter", command="wfb.scatter distance=A",
+                     position=(3, 5), headline='ARROW 8" AT 117°', details=["A = 8: moves 8\" along 117.2°"],
+                     rules=["SCAT-2", "SCAT-1"], odds=1 / 9, odds_of='an arrow and 8" (any bearing)',
+                     frame=tray_frame(), marks=[DieMark((180, 160), "ARROW 117°", "white", "", 117.2),
+                                                DieMark((330, 300), "8", "red")])
+    return {"resolved": resolved, "idle": idle, "error": error, "measured": measured,
+            "scatter": scatter}
