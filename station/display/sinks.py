@@ -30,6 +30,7 @@ class SinkUnavailable(Exception):
 
 class Sink(Protocol):
     name: str
+    live: bool              # keeps up with the camera while the dice roll (not files, logs)
 
     def show(self, screen: Screen) -> None: ...
 
@@ -40,6 +41,7 @@ class PngSink:
     """Writes every screen as a numbered PNG (`0003-resolved.png`): docs, demos, tests."""
 
     name = "png"
+    live = False
 
     def __init__(self, folder: str | Path, size: tuple[int, int] = (800, 480)) -> None:
         self.folder = Path(folder)
@@ -67,6 +69,7 @@ class TerminalSink:
     def __init__(self, stream: TextIO | None = None, *, fancy: bool | None = None) -> None:
         self.stream = stream or sys.stdout
         self.fancy = self.stream.isatty() if fancy is None else fancy
+        self.live = self.fancy
 
     def show(self, screen: Screen) -> None:
         text = self._fancy(screen) if self.fancy else self._plain(screen)
@@ -84,7 +87,7 @@ class TerminalSink:
     def _fancy(self, screen: Screen) -> str:
         columns = min(shutil.get_terminal_size((100, 30)).columns, 110)
         bold, dim, reset = "\x1b[1m", "\x1b[2m", "\x1b[0m"
-        out = ["\x1b[H\x1b[2J"]                                # home, clear
+        out = []
         head = f" {screen.action} "
         state = f" {screen.state_label} "
         out.append(f"{bold}\x1b[44m{head}{reset}{dim} {screen.command}  "
@@ -106,7 +109,8 @@ class TerminalSink:
             out.append(f"\n   {colour}{screen.prompt}{reset}\n")
         keys = "keys: r ROLL (R: manual entry)  m MEASURE  n NEXT  e RE-ROLL  q quit"
         out.append(f"\n{dim}   {keys}{reset}\n")
-        return "".join(out)
+        # redraw in place without a flash: home, overwrite each line, clear what is left
+        return "\x1b[H" + "".join(out).replace("\n", "\x1b[K\n") + "\x1b[J"
 
 
 def _half_blocks(screen: Screen, columns: int) -> str:
@@ -147,6 +151,7 @@ class PygameSink:
     """Full screen on HDMI/DSI through pygame (SDL picks KMS/DRM on a Pi without a desktop)."""
 
     name = "hdmi"
+    live = True
 
     def __init__(self, size: tuple[int, int] | None = None) -> None:
         try:
@@ -182,6 +187,7 @@ class LumaSink:
     """A small SPI/I2C screen through luma.oled / luma.lcd, in the compact layout."""
 
     name = "lcd"
+    live = False            # the compact layout has no tray picture
 
     def __init__(self, driver: str, interface: str, port: int, address: int,
                  size: tuple[int, int]) -> None:
@@ -243,6 +249,17 @@ class Display:
                 if self.sinks:
                     self.show(screen)
                 return
+
+    def show_live(self, screen: Screen) -> None:
+        """A live camera frame: only to the sinks that show it, and a failure is left to the
+        next real screen to report."""
+        screen.hardware = {**screen.hardware, **self.problems}
+        for sink in self.sinks:
+            if getattr(sink, "live", False):
+                try:
+                    sink.show(screen)
+                except Exception as error:
+                    log.warning("live view on %s: %s", sink.name, error)
 
     def close(self) -> None:
         for sink in self.sinks:

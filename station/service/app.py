@@ -123,7 +123,7 @@ class Station:
             new_watcher=lambda: settle_watcher(settle), journal=self.journal,
             show=self.display.show, laser=self.laser, status=self.controls.status,
             fps=float(config.camera["fps"]), roll_timeout=options.roll_timeout,
-            hardware=hardware)
+            hardware=hardware, show_live=self.display.show_live)
         self.controls.intents = self.session.intents
 
     def _sinks(self, hardware: dict[str, str]) -> list[Any]:

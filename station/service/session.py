@@ -13,6 +13,7 @@ roll replayed from the previous outcome and the re-roll taken from the tray.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -36,6 +37,8 @@ from station.service.tray_source import Cancelled, TraySource, encode_jpeg
 
 log = logging.getLogger(__name__)
 
+LIVE_FPS = 5
+
 @dataclass
 class Resolved:
     """The last outcome, kept for RE-ROLL and for redrawing."""
@@ -53,12 +56,14 @@ class Session:
                  journal: Journal, show: Callable[[Screen], None],
                  laser: Any = None, status: Callable[[str], None] = lambda state: None,
                  fps: float = 10.0, roll_timeout: float | None = None,
-                 hardware: dict[str, str] | None = None) -> None:
+                 hardware: dict[str, str] | None = None,
+                 show_live: Callable[[Screen], None] | None = None) -> None:
         self.actions = actions
         self.params = [rules.parse_params(a.ruling, a.params) for a in actions]
         self.camera, self.read, self.new_watcher = camera, read, new_watcher
         self.journal, self.show, self.laser, self.status = journal, show, laser, status
         self.fps, self.roll_timeout = fps, roll_timeout
+        self.show_live, self._live_at = show_live, 0.0
         self.intents: "queue.Queue[Intent]" = queue.Queue()
         self.index = 0
         self.state = "idle"
@@ -204,6 +209,15 @@ class Session:
         jpeg = encode_jpeg(frame) if frame is not None else None
         headline = data.get("problem") or " ".join(str(d.get("value")) for d in dice)
         return self.journal.add_reading(self.choice.name, headline, data, dice, jpeg)
+
+    def live(self, frame: np.ndarray) -> None:
+        """While the dice roll and settle, the screens that can keep up show the tray live
+        (at most LIVE_FPS; nothing of this goes to the journal or the PNG files)."""
+        now = time.monotonic()
+        if self.screen is None or self.show_live is None or now - self._live_at < 1 / LIVE_FPS:
+            return
+        self._live_at = now
+        self.show_live(dataclasses.replace(self.screen, frame=frame, marks=[]))
 
     def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
                frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None:

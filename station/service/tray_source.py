@@ -52,6 +52,10 @@ class Host(Protocol):
 
     def next_intent(self, timeout: float) -> Intent | None: ...
 
+    def live(self, frame: np.ndarray) -> None:
+        """The tray as the camera sees it now, for screens that show it live."""
+        ...
+
     def journal_reading(self, data: dict[str, Any], dice: list[dict[str, Any]],
                         frame: np.ndarray | None) -> int: ...
 
@@ -152,6 +156,7 @@ class TraySource:
                     state = "settling"
                     self.host.prompt("settling", headline, f"Waiting for the dice to stop: {purpose}")
             if seen != "still" or not moved:
+                self.host.live(frame)
                 time.sleep(self.period)
                 continue
             self.host.prompt("reading", headline, f"Reading {purpose}")

@@ -27,7 +27,7 @@ def test_terminal_sink_plain_and_fancy(screens):
     fancy = io.StringIO()
     TerminalSink(fancy, fancy=True).show(screens["resolved"])
     out = fancy.getvalue()
-    assert out.startswith("\x1b[H\x1b[2J") and "▀" in out and "HIT" in out and "WM-RNG-2" in out
+    assert out.startswith("\x1b[H") and out.endswith("\x1b[J") and "▀" in out and "HIT" in out and "WM-RNG-2" in out
 
 
 def test_luma_dummy_device_gets_the_compact_layout(screens):
@@ -66,3 +66,11 @@ def test_a_failing_sink_is_dropped_and_named_on_the_others(screens):
     assert [s.name for s in display.sinks] == ["terminal"]
     display.show(screens["idle"])
     assert out.getvalue().count("display lcd") == 2
+
+
+def test_live_frames_go_only_to_screens_that_keep_up(tmp_path, screens):
+    png = PngSink(tmp_path, (800, 480))
+    shown = io.StringIO()
+    display = Display([png, TerminalSink(shown, fancy=True)])
+    display.show_live(screens["resolved"])
+    assert png.count == 0 and "▀" in shown.getvalue()

@@ -52,7 +52,8 @@ def make(tmp_path, actions, *, camera=None, laser=None, **tray_options):
     shown = []
     session = Session(actions=actions, camera=tray, read=truth_reader(tray), new_watcher=Watcher,
                       journal=Journal(tmp_path / "j.sqlite"), show=shown.append, laser=laser,
-                      fps=500, roll_timeout=5)
+                      fps=500, roll_timeout=5, show_live=lambda screen: session.lived.append(screen))
+    session.lived = []
     session.idle()
     return session, tray, shown
 
@@ -81,6 +82,7 @@ def test_roll_reads_exactly_the_dice_asked_and_journals_before_showing(tmp_path)
     reading = journal.readings_of(outcome.id)[0]
     assert reading.frame[:2] == b"\xff\xd8"                    # the JPEG it was read from
     assert [s.state for s in shown[1:]] == ["waiting", "settling", "reading", "resolved"]
+    assert session.lived and all(s.frame is not None and not s.marks for s in session.lived)
 
 
 def test_next_walks_the_actions(tmp_path):

@@ -19,7 +19,7 @@ class Host:
     """Records what the session would show and journal."""
 
     def __init__(self, intents=()):
-        self.screens, self.readings = [], []
+        self.screens, self.readings, self.lived = [], [], 0
         self.intents = queue.Queue()
         for intent in intents:
             self.intents.put(intent)
@@ -32,6 +32,9 @@ class Host:
             return self.intents.get_nowait()
         except queue.Empty:
             return None
+
+    def live(self, frame):
+        self.lived += 1
 
     def journal_reading(self, data, dice, frame):
         self.readings.append((data, dice, frame is not None))
@@ -102,6 +105,7 @@ def test_waits_for_still_dice_then_reads_and_journals():
     assert host.screens[0][2] == "Roll 2 d6: attack roll"
     assert host.readings[0][0]["accepted"] and host.readings[0][2]     # with its frame
     assert tray.readings == [1]
+    assert host.lived == 2                      # the two frames before the dice lay still
 
 
 def test_a_cocked_die_is_journalled_shown_and_rolled_again():
