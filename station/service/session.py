@@ -37,11 +37,12 @@ from station.service.tray_source import Cancelled, TraySource, encode_jpeg
 
 log = logging.getLogger(__name__)
 
-LIVE_FPS = 5
+LIVE_FPS = 5              # live tray frames a second on the screens that show them
+
 
 @dataclass
 class Resolved:
-    """The last outcome, kept for RE-ROLL and for redrawing."""
+    """The last outcome, kept for RE-ROLL."""
 
     choice: ActionChoice
     params: dict[str, Any]
@@ -187,8 +188,10 @@ class Session:
         try:
             reading = self.laser.measure()
         except LaserError as error:
-            self.hardware["laser"] = str(error) if error.lost else ""
-            self.hardware = {k: v for k, v in self.hardware.items() if v}
+            if error.lost:                    # listed on every screen until it is back
+                self.hardware["laser"] = str(error)
+            else:                             # it answered, with an error: it is there
+                self.hardware.pop("laser", None)
             self.problem(f"Laser: {error}")
             return
         self.hardware.pop("laser", None)
