@@ -71,7 +71,7 @@ class OpenCVCamera:
     def __init__(self, device: int | str, resolution: tuple[int, int]) -> None:
         import cv2
         self._cv2 = cv2
-        self.device = device
+        self.device, self.resolution = device, resolution
         self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
             raise CameraError(f"camera.device {device!r}: no camera or video there; give another "
@@ -81,6 +81,12 @@ class OpenCVCamera:
 
     def capture(self) -> np.ndarray:
         ok, frame = self._capture.read()
+        if not ok or frame is None:           # unplugged? plugged back in? open it again once
+            self._capture.release()
+            self._capture = self._cv2.VideoCapture(self.device)
+            self._capture.set(self._cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
+            self._capture.set(self._cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
+            ok, frame = self._capture.read()
         if not ok or frame is None:
             raise CameraError(f"camera {self.device!r} gave no frame (unplugged?)")
         return frame
