@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS dice (
 );
 CREATE INDEX IF NOT EXISTS entries_kind ON entries(kind, id);
 """
+COLUMNS = "id, at, kind, action, headline, parent, data, frame"
 
 
 @dataclass(frozen=True)
@@ -127,29 +128,32 @@ class Journal:
 
     # --- reading -------------------------------------------------------------------------
 
-    def entries(self, kind: str | None = None, limit: int | None = None) -> Iterator[Entry]:
-        sql = "SELECT id, at, kind, action, headline, parent, data, frame FROM entries"
+    def entries(self, kind: str | tuple[str, ...] | None = None,
+                limit: int | None = None) -> Iterator[Entry]:
+        """Entries (of `kind`, one or several) in the order they were written; `limit`: only
+        the last ones."""
+        sql = f"SELECT {COLUMNS} FROM entries"
         args: list[Any] = []
         if kind:
-            sql += " WHERE kind=?"
-            args.append(kind)
-        sql += " ORDER BY id"
+            kinds = (kind,) if isinstance(kind, str) else kind
+            sql += f" WHERE kind IN ({','.join('?' * len(kinds))})"
+            args.extend(kinds)
+        sql += " ORDER BY id DESC"
         if limit:
-            sql = f"SELECT * FROM ({sql.replace('ORDER BY id', 'ORDER BY id DESC')} LIMIT ?) ORDER BY id"
+            sql += " LIMIT ?"
             args.append(limit)
-        for row in self._db.execute(sql, args):
+        for row in reversed(self._db.execute(sql, args).fetchall()):
             yield _entry(row)
 
     def get(self, entry_id: int) -> Entry | None:
         row = self._db.execute(
-            "SELECT id, at, kind, action, headline, parent, data, frame FROM entries WHERE id=?",
+            f"SELECT {COLUMNS} FROM entries WHERE id=?",
             (entry_id,)).fetchone()
         return _entry(row) if row else None
 
     def readings_of(self, outcome_id: int) -> list[Entry]:
         rows = self._db.execute(
-            "SELECT id, at, kind, action, headline, parent, data, frame FROM entries "
-            "WHERE parent=? ORDER BY id", (outcome_id,))
+            f"SELECT {COLUMNS} FROM entries WHERE parent=? ORDER BY id", (outcome_id,))
         return [_entry(row) for row in rows]
 
     def dice_rows(self) -> list[tuple[str, str, str]]:

@@ -48,8 +48,8 @@ def _open(args):
 
 def list_entries(args) -> int:
     with _open(args) as journal:
-        entries = [e for e in journal.entries(limit=args.limit or None)
-                   if args.all or e.kind != "reading"]
+        kinds = None if args.all else ("outcome", "measurement")
+        entries = list(journal.entries(kinds, limit=args.limit or None))
         if args.json:
             print(json.dumps([e.to_json() for e in entries], indent=1))
             return 0
