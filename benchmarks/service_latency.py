@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from station import config
 from station.camera.synthetic import SyntheticTray
 from station.config import ActionChoice
 from station.controls import Intent

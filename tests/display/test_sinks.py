@@ -1,7 +1,6 @@
 """Display sinks: PNG files, the terminal, luma's dummy device, pygame's dummy video driver."""
 
 import io
-import os
 
 import numpy as np
 import pytest

@@ -1,11 +1,9 @@
 """The session state machine on the synthetic tray, with the reader replaced by the renderer's
 ground truth (the real reader is exercised end to end in test_run.py)."""
 
-import queue
 import threading
 
 import numpy as np
-import pytest
 
 from station.config import ActionChoice
 from station.controls import Intent
