@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def watch(device: LaserDevice, args: argparse.Namespace) -> int:
-    how = "press its measure button" if device.pushes else f"asking every {args.every:g} s"
+    if args.every <= 0:
+        raise UsageError("--every is a number of seconds above 0")
+    how = "as the device sends them" if device.pushes else f"asking every {args.every:g} s"
     print(f"watching the {device.name} on {args.port} ({how}); Ctrl-C to stop",
           file=sys.stderr, flush=True)
     try:
@@ -115,9 +117,10 @@ def watch(device: LaserDevice, args: argparse.Namespace) -> int:
                     result = device.measure(timeout=args.timeout)
                 except LinkTimeout as error:
                     result = DeviceError("timeout", str(error))
-                time.sleep(args.every)
             if result is not None:
                 emit(result, args.json)
+            if not device.pushes:
+                time.sleep(args.every)
     except KeyboardInterrupt:
         return 0
 
