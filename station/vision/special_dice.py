@@ -197,7 +197,16 @@ def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> np.ndarray | None:
 
 
 def _blobs(weight: np.ndarray, side: float) -> list[_Blob]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > 0.45).astype(np.uint8), 8)
+    """The marks as connected components: ink above Otsu's split of the face (at most 0.45,
+    so that a bright glare spot setting the contrast does not wipe out the print)."""
+    inside = weight[weight > 0]
+    level = 0.45
+    if inside.size > 16:
+        otsu, _ = cv2.threshold((inside * 255).astype(np.uint8).reshape(-1, 1), 0, 255,
+                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        level = min(level, max(0.2, otsu / 255))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > level).astype(np.uint8),
+                                                           8)
     blobs = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
