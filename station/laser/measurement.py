@@ -79,15 +79,16 @@ def convert(device: str, reading: Reading, calibration: Calibration | None,
             base_radius_mm: float | None = None,
             at: datetime | None = None) -> Measurement:
     mm = calibration.corrected(reading.raw_mm) if calibration else reading.raw_mm
-    warning = None
+    warnings = []
     if (calibration and calibration.device_edge_code and reading.reference_edge
             and reading.reference_edge != calibration.device_edge_code):
-        warning = (f"the device now measures from edge {reading.reference_edge}, but was "
-                   f"calibrated from edge {calibration.device_edge_code} "
-                   f"({calibration.reference_edge}): set it back or calibrate again")
+        warnings.append(f"the device now measures from edge {reading.reference_edge}, but "
+                        f"was calibrated from edge {calibration.device_edge_code} "
+                        f"({calibration.reference_edge}): set it back or calibrate again")
     if base_radius_mm is not None and mm < base_radius_mm:
-        warning = "the reading is shorter than the base radius: the bases touch"
+        warnings.append("the reading is shorter than the base radius: the bases touch")
     return Measurement(device=device, raw_mm=reading.raw_mm, mm=mm, quality=reading.quality,
                        at=at or datetime.now(timezone.utc).astimezone(),
                        calibrated=calibration is not None, base_radius_mm=base_radius_mm,
-                       warning=warning, reference_edge=reading.reference_edge)
+                       warning="; ".join(warnings) or None,
+                       reference_edge=reading.reference_edge)

@@ -11,7 +11,9 @@ half frame cut off by the unplug can never be completed into a wrong one.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import queue
 import re
 import threading
@@ -114,8 +116,11 @@ class Transport:
         try:
             self._serial = self._open_port()
         except serial.SerialException as error:
-            raise PortNotFound(_not_found(
-                f"cannot open {self.settings.port}: {error.strerror or error}")) from None
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            if error.errno == errno.EACCES:
+                reason += (" (add your user to the dialout group: sudo usermod -aG dialout "
+                           "$USER, then log in again)")
+            raise PortNotFound(_not_found(f"cannot open {self.settings.port}: {reason}")) from None
         self._connected()
         self._thread = threading.Thread(target=self._listen, daemon=True,
                                         name=f"laser-{self.codec.name}")

@@ -153,11 +153,25 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
         central &= mask
     if central.sum() < 8:
         return np.zeros((h, w), bool)
-    # The body is the commonest colour near the centre (marks, glare and sides are fewer).
+    # The body is the commonest colour near the centre (marks, glare and sides are fewer);
+    # when that does not give a face of about a die's size, the next commonest.
     samples = lab[central]
-    _, labels_k, centres = cv2.kmeans(samples, 3, None, (cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5),
-                                      2, cv2.KMEANS_PP_CENTERS)
-    body = centres[int(np.argmax(np.bincount(labels_k.ravel(), minlength=3)))]
+    start = np.searchsorted(np.percentile(samples[:, 0], [33, 67]), samples[:, 0])
+    _, labels_k, centres = cv2.kmeans(samples, 3, start.astype(np.int32).reshape(-1, 1),
+                                      (cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5), 1,
+                                      cv2.KMEANS_USE_INITIAL_LABELS)
+    counts = np.bincount(labels_k.ravel(), minlength=3)
+    top = np.zeros((h, w), bool)
+    for cluster in np.argsort(-counts):
+        top = _region_of(lab, centres[cluster], central, mask)
+        if 0.3 * side * side < top.sum() < 2.0 * side * side:
+            break
+    return top
+
+
+def _region_of(lab, body, central, mask) -> np.ndarray:
+    """The convex hull of the body-coloured component covering most of the centre."""
+    h, w = lab.shape[:2]
     dist = np.linalg.norm(lab - body, axis=2)
     tol = max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker or lighter
     like = (dist < tol).astype(np.uint8)
@@ -197,7 +211,16 @@ def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> np.ndarray | None:
 
 
 def _blobs(weight: np.ndarray, side: float) -> list[_Blob]:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > 0.45).astype(np.uint8), 8)
+    """The marks as connected components: ink above Otsu's split of the face (at most 0.45,
+    so that a bright glare spot setting the contrast does not wipe out the print)."""
+    inside = weight[weight > 0]
+    level = 0.45
+    if inside.size > 16:
+        otsu, _ = cv2.threshold((inside * 255).astype(np.uint8).reshape(-1, 1), 0, 255,
+                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        level = min(level, max(0.2, otsu / 255))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > level).astype(np.uint8),
+                                                           8)
     blobs = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])

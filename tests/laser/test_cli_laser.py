@@ -189,3 +189,22 @@ def test_port_by_usb_vid_pid(capsys, profile, monkeypatch):
     status, _, err = measure(capsys, "--device", "m80", "--port", "10c4:ea60",
                              "--profile", profile)
     assert status == 2 and "1a86:7523" in err and "CH340" in err
+
+
+def test_watch_asks_a_device_that_does_not_push(profile):
+    with start_simulated("jrt", distance_mm=100.0) as sim:
+        station = Station("measure", "--device", "jrt", "--port", sim.port, "--watch",
+                          "--every", "0.05", "--json", "--profile", profile)
+        try:
+            assert "asking every 0.05 s" in station.line(station.err)
+            assert json.loads(station.line())["raw_mm"] == 100.0
+            sim.set_distance(250.0)
+            seen = [json.loads(station.line())["raw_mm"] for _ in range(4)]
+            sim.device.faults.error_code, sim.device.faults.errors_left = "8", 1
+            lines = [json.loads(station.line()) for _ in range(4)]
+        finally:
+            station.proc.send_signal(signal.SIGINT)
+            status = station.proc.wait(timeout=10)
+    assert seen[-1] == 250.0 and set(seen) <= {100.0, 250.0}
+    assert {"error": "JRT: signal too weak (8)", "code": "8"} in lines   # and it goes on
+    assert lines[-1]["raw_mm"] == 250.0 and status == 0

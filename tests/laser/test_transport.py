@@ -177,3 +177,12 @@ def test_requests_across_100_unplugs_get_their_own_answer(sim):
             sim.unplug()
             sim.replug()
             wait_until(lambda: transport.reconnects == cycle + 1)
+
+
+@pytest.mark.parametrize("sim", ["m80"], indirect=True)
+def test_m80_continuous_mode_streams_readings(sim):
+    with link(sim, on_connect=("continuous",)) as transport:
+        first = transport.next_pushed(timeout=2)
+        sim.set_distance(700.0)
+        later = [transport.next_pushed(timeout=2) for _ in range(3)]
+    assert first.raw_mm == 254.0 and later[-1].raw_mm == 700.0

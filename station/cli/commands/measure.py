@@ -83,6 +83,8 @@ def profile_path(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.every <= 0 or args.timeout <= 0:
+        raise UsageError("--every and --timeout are numbers of seconds above 0")
     if args.base_radius is not None and args.base_radius < 0:
         raise UsageError("--base-radius is a radius in mm and cannot be negative")
     radius = args.base_radius if args.base is None else base_radius(args.base)
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def watch(device: LaserDevice, args: argparse.Namespace) -> int:
-    how = "press its measure button" if device.pushes else f"asking every {args.every:g} s"
+    how = "as the device sends them" if device.pushes else f"asking every {args.every:g} s"
     print(f"watching the {device.name} on {args.port} ({how}); Ctrl-C to stop",
           file=sys.stderr, flush=True)
     try:
@@ -115,9 +117,10 @@ def watch(device: LaserDevice, args: argparse.Namespace) -> int:
                     result = device.measure(timeout=args.timeout)
                 except LinkTimeout as error:
                     result = DeviceError("timeout", str(error))
-                time.sleep(args.every)
             if result is not None:
                 emit(result, args.json)
+            if not device.pushes:
+                time.sleep(args.every)
     except KeyboardInterrupt:
         return 0
 

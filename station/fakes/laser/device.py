@@ -12,8 +12,8 @@ A module in this package registers its device with `@simulator`; the package is 
 so a new device (the station's own `tape`) plugs in by just existing here. A subclass sets
 `name`, `baudrate` and `default_error` and implements `_commands` (host commands to
 replies), `reading_frame(mm)` and `error_frame(code)`; it may override `_pressed`, `tick`,
-`corrupt`, `non_distance_frames` and `link_lost`. The laser tests (the fuzz test among
-them) run against every registered device.
+`corrupt`, `non_distance_frames` and `link_lost`. The fuzz test in tests/laser runs
+against every registered device.
 """
 
 from __future__ import annotations
