@@ -70,6 +70,7 @@ class Session:
         self.state = "idle"
         self.screen: Screen | None = None
         self.last: Resolved | None = None
+        self.last_frame: np.ndarray | None = None   # the tray the last outcome was read from
         self.hardware: dict[str, str] = dict(hardware or {})   # what is down, and why
         self.ready = threading.Event()       # set while the session waits for the next intent
         self.consumed = 0                    # intents taken so far (--script waits on it)
@@ -136,7 +137,7 @@ class Session:
         """Run the chosen ruling on the tray; `again`: re-roll that outcome (DICE-4)."""
         choice, params = self.choice, dict(self.params[self.index])
         tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
-                          timeout=self.roll_timeout, manual=manual)
+                          timeout=self.roll_timeout, manual=manual, previous=self.last_frame)
         try:
             if again is not None:
                 choice, params = again.choice, again.params
@@ -154,6 +155,8 @@ class Session:
             self.problem(str(error))
             return
         self.hardware.pop("camera", None)
+        if tray.last_frame is not None:
+            self.last_frame = tray.last_frame
         data = {**outcome.to_json(), "action_name": choice.name, "command": choice.command,
                 "reroll_of": again.entry_id if again is not None else None}
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,

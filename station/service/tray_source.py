@@ -107,11 +107,14 @@ class TraySource:
     def __init__(self, host: Host, camera: Any, read: Callable[[np.ndarray], list[Any]],
                  new_watcher: Callable[[], SettleWatcher], *, fps: float = 10.0,
                  timeout: float | None = None, clock: Callable[[], float] = time.monotonic,
-                 manual: bool = False) -> None:
+                 manual: bool = False, previous: np.ndarray | None = None) -> None:
+        """previous: the tray frame the last outcome was read from: dice still lying as they
+        were then are that roll, not a new one (ROLL or RE-ROLL pressed without rolling)."""
         self.host, self.camera, self.read, self.new_watcher = host, camera, read, new_watcher
         self.period = 1.0 / fps
         self.timeout, self.clock = timeout, clock
         self.manual = manual
+        self.previous = previous
         self.readings: list[int] = []        # journal ids of the accepted readings
         self.last_frame: np.ndarray | None = None
         self.last_marks: list[DieMark] = []
@@ -136,9 +139,10 @@ class TraySource:
         watcher = self.new_watcher()
         started = self.clock()
         state = "waiting"
-        # A tray already read (an earlier request of this ruling, or a rejected roll) must be
-        # rolled again: wait for motion before trusting "still". At ROLL, still dice are read.
-        moved = not self.readings
+        # A tray already read (an earlier request of this ruling, a rejected roll, the last
+        # outcome's) must be rolled again: wait for motion before trusting "still". Dice
+        # rolled before ROLL was pressed are read as they lie. None: decide on the first frame.
+        moved: bool | None = None if not self.readings else False
         while True:
             intent = self.host.next_intent(0)
             if intent is Intent.MANUAL:
@@ -149,6 +153,8 @@ class TraySource:
             if self.timeout is not None and self.clock() - started > self.timeout:
                 raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
             frame = self.camera.capture()
+            if moved is None:
+                moved = self.previous is None or looks_different(frame, self.previous)
             seen = watcher.feed(frame, self.clock())
             if seen in MOTION:
                 moved = True
@@ -210,6 +216,21 @@ def _typed_face(kind: DieKind, value: Any) -> Face:
     if isinstance(value, str) and value.startswith("arrow@"):
         return Face("scatter", "arrow", float(value.split("@")[1]))
     return Face(kind, value)
+
+
+def looks_different(a: np.ndarray, b: np.ndarray) -> bool:
+    """Has the tray changed between two frames (dice moved, added or taken away)? Compared
+    small, grey and blurred, so sensor noise and a flicker of light do not count."""
+    if a.shape != b.shape:
+        return True
+    def small(frame: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        width = 160
+        grey = cv2.resize(grey, (width, max(1, grey.shape[0] * width // grey.shape[1])),
+                          interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(grey, (5, 5), 0).astype(np.int16)
+    changed = np.abs(small(a) - small(b)) > 25
+    return bool(changed.mean() > 0.002)
 
 
 def encode_jpeg(frame: np.ndarray, quality: int = 85) -> bytes:

@@ -7,7 +7,7 @@ import pytest
 
 from station.controls import Intent
 from station.rules.faces import Face
-from station.service.tray_source import Cancelled, TraySource, judge
+from station.service.tray_source import Cancelled, TraySource, judge, looks_different
 from station.vision.types import DetectedDie
 
 
@@ -173,3 +173,37 @@ def test_manual_scatter_entry_gives_a_bearing():
     host = Host([Intent.ROLL, Intent.ROLL, Intent.NEXT])
     tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
     assert tray.take("scatter", 1, "scatter die") == [Face("scatter", "arrow", 30.0)]
+
+
+def test_the_tray_of_the_last_outcome_is_not_read_again_until_the_dice_move():
+    class Still(Camera):
+        def capture(self):
+            return frame
+
+    class Quiet:                                       # nothing moves in this tray
+        def feed(self, frame, t):
+            return "still"
+
+    frame = np.zeros((120, 160, 3), np.uint8)
+    frame[40:60, 40:60] = 255
+    host = Host()
+    tray = TraySource(host, Still([[die(3)]]), lambda f: [die(3)], Quiet, fps=1000,
+                      timeout=0.05, previous=frame.copy())
+    with pytest.raises(Cancelled):                     # same dice, same place: no new roll
+        tray.take("d6", 1, "1 d6: test")
+    moved = frame.copy()
+    moved[40:60, 40:60] = 0
+    moved[70:90, 100:120] = 255
+    tray = TraySource(host, Still([[die(3)]]), lambda f: [die(5)], Quiet, fps=1000,
+                      timeout=1, previous=moved)
+    assert tray.take("d6", 1, "1 d6: test") == [Face("d6", 5)]     # rolled before ROLL: read
+
+
+def test_looks_different_ignores_noise():
+    rng = np.random.default_rng(0)
+    tray = rng.integers(60, 200, (480, 640, 3)).astype(np.uint8)
+    noisy = np.clip(tray.astype(int) + rng.integers(-6, 7, tray.shape), 0, 255).astype(np.uint8)
+    assert not looks_different(tray, noisy)
+    moved = tray.copy()
+    moved[100:160, 100:160] = 255
+    assert looks_different(tray, moved)
