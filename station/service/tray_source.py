@@ -167,6 +167,10 @@ class TraySource:
                 continue
             self.host.prompt("reading", headline, f"Reading {purpose}")
             dice = self.read(frame)
+            if not dice and state == "waiting":   # ROLL on an empty tray: nothing rolled yet
+                self.host.prompt("waiting", headline, f"Roll {purpose}")
+                moved = False
+                continue
             verdict = judge(dice, kind, count)
             reading = self.host.journal_reading(
                 {"purpose": purpose, "asked": {"kind": kind, "count": count},

@@ -207,3 +207,20 @@ def test_looks_different_ignores_noise():
     moved = tray.copy()
     moved[100:160, 100:160] = 255
     assert looks_different(tray, moved)
+
+
+def test_roll_on_an_empty_tray_waits_quietly_for_the_dice():
+    class Scripted:                    # still (empty), then a hand and tumbling dice, still
+        def __init__(self):
+            self.seen = iter(["still", "hand", "rolling", "still"])
+
+        def feed(self, frame, t):
+            return next(self.seen)
+
+    host = Host()
+    trays = [[], [die(2)]]
+    reads = iter(trays)
+    tray = TraySource(host, Camera(trays), lambda frame: next(reads), Scripted, fps=1000)
+    assert tray.take("d6", 1, "1 d6: test") == [Face("d6", 2)]
+    assert not [s for s in host.screens if s[3] == "warn"]      # no "the tray shows 0 d6"
+    assert len(host.readings) == 1                              # the empty tray is not kept
