@@ -66,9 +66,13 @@ class TerminalSink:
     name = "terminal"
     COLOURS = {"good": "\x1b[1;32m", "bad": "\x1b[1;31m", "neutral": "\x1b[1;37m"}
 
-    def __init__(self, stream: TextIO | None = None, *, fancy: bool | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, fancy: bool | None = None,
+                 in_place: bool = True) -> None:
+        """in_place: redraw over the previous screen (the service), or print once, below
+        what is on the terminal (`station journal show`)."""
         self.stream = stream or sys.stdout
         self.fancy = self.stream.isatty() if fancy is None else fancy
+        self.in_place = in_place
         self.live = self.fancy
 
     def show(self, screen: Screen) -> None:
@@ -109,6 +113,8 @@ class TerminalSink:
             out.append(f"\n   {colour}{screen.prompt}{reset}\n")
         keys = "keys: r ROLL (R: manual entry)  m MEASURE  n NEXT  e RE-ROLL  q quit"
         out.append(f"\n{dim}   {keys}{reset}\n")
+        if not self.in_place:
+            return "".join(out)
         # redraw in place without a flash: home, overwrite each line, clear what is left
         return "\x1b[H" + "".join(out).replace("\n", "\x1b[K\n") + "\x1b[J"
 

@@ -76,7 +76,7 @@ def show_entry(args) -> int:
         if args.json:
             print(json.dumps(entry.to_json(), indent=1))
         else:
-            TerminalSink(sys.stdout).show(screen_of(journal, entry))
+            TerminalSink(sys.stdout, in_place=False).show(screen_of(journal, entry))
         if args.png:
             render(screen_of(journal, entry)).save(args.png)
             print(f"screen written to {args.png}", file=sys.stderr)
