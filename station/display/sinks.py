@@ -111,10 +111,10 @@ class TerminalSink:
         colour = {"info": "\x1b[36m", "warn": "\x1b[33m", "error": "\x1b[1;31m"}[screen.level]
         if screen.prompt:
             out.append(f"\n   {colour}{screen.prompt}{reset}\n")
-        keys = "keys: r ROLL (R: manual entry)  m MEASURE  n NEXT  e RE-ROLL  q quit"
-        out.append(f"\n{dim}   {keys}{reset}\n")
         if not self.in_place:
             return "".join(out)
+        keys = "keys: r ROLL (R: manual entry)  m MEASURE  n NEXT  e RE-ROLL  q quit"
+        out.append(f"\n{dim}   {keys}{reset}\n")
         # redraw in place without a flash: home, overwrite each line, clear what is left
         return "\x1b[H" + "".join(out).replace("\n", "\x1b[K\n") + "\x1b[J"
 
