@@ -75,6 +75,29 @@ def test_glm_auto_sync_pushes_and_keep_alives(sim):
         assert isinstance(pushed, Reading) and pushed.pushed and pushed.raw_mm == 812.5
 
 
+@pytest.mark.parametrize("sim", ["glm"], indirect=True)
+def test_a_pushed_error_is_not_the_answer_to_a_waiting_request(sim):
+    """The GLM's own button measurement fails (auto-sync error frame) while the station
+    waits for its reply: the request gets its reading, the error goes to the pushed stream."""
+    with link(sim, on_connect=("auto_sync",)) as transport:
+        wait_until(lambda: sim.device.auto_sync)
+        sim.device.faults.delay_s = 0.3                  # the reply comes late
+
+        def press_failing():
+            wait_until(lambda: sim.device.measurements == 1)   # the request was measured
+            sim.device.faults.error_code, sim.device.faults.errors_left = "10", 1
+            sim.press()                                  # pushed now, before the reply
+
+        presser = threading.Thread(target=press_failing)
+        presser.start()
+        try:
+            assert transport.request("measure", timeout=2) == Reading(254.0)
+        finally:
+            presser.join()
+        assert transport.next_pushed(timeout=2) == DeviceError(
+            "63", "GLM: the device reported a measuring error", pushed=True)
+
+
 @pytest.mark.parametrize("sim", ["disto"], indirect=True)
 def test_disto_send_key_is_confirmed(sim):
     with link(sim) as transport:
