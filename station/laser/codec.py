@@ -35,10 +35,15 @@ class Reading:
 
 @dataclass(frozen=True)
 class DeviceError:
-    """The device said it could not measure; never a distance."""
+    """The device said it could not measure; never a distance.
+
+    `pushed` is True, as for a `Reading`, when the device sent it on its own (its own
+    button's measurement failed): then it never answers a request the station waits for.
+    """
 
     code: str
     message: str
+    pushed: bool = False
 
 
 @dataclass(frozen=True)

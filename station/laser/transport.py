@@ -7,6 +7,10 @@ fails (cable pulled, Bluetooth link asleep) the thread closes it and reopens it 
 exponential back-off. A reading is handed on the moment its last byte is decoded, so one
 that arrived whole is never lost by a reconnect, and the codec is reset on reconnect so the
 half frame cut off by the unplug can never be completed into a wrong one.
+
+Every write and the close hold one lock: pyserial cannot close a port under a write that is
+already past its is-open check (the write would use a closed, perhaps reused, descriptor).
+A write that fails counts as a lost link: the request waits for the reconnect and tries again.
 """
 
 from __future__ import annotations
@@ -100,6 +104,7 @@ class Transport:
         self._serial: serial.Serial | None = None
         self._codec_lock = threading.Lock()   # the reader feeds while a requester encodes
         self._request_lock = threading.Lock()
+        self._port_lock = threading.Lock()    # a write and the close never overlap
         self._reply: queue.Queue[Event] | None = None
         self._pushed: queue.Queue[Event] = queue.Queue(maxsize=PUSHED_KEPT)
         self._closing = threading.Event()
@@ -187,15 +192,24 @@ class Transport:
                                   f"({self.settings.port}); still trying to reconnect")
             with self._codec_lock:
                 data = self.codec.encode(command)
-            port = self._serial
-            try:
-                if port is None:
-                    raise serial.SerialException("port closed")
-                port.write(data)
+            if self._send_bytes(data):
                 return
-            except (serial.SerialException, OSError):
-                self._stale.set()             # the listener reopens the port
-                self.connected.clear()
+
+    def _send_bytes(self, data: bytes) -> bool:
+        """Write to the port; False if there is none or it failed (then the listener is
+        told to reopen it, unless it already has)."""
+        with self._port_lock:
+            port = self._serial
+            if port is None:                  # between a drop and the reconnect
+                return False
+            try:
+                port.write(data)
+                return True
+            except (serial.SerialException, OSError) as error:
+                log.info("laser link %s: write failed: %s", self.settings.port, error)
+                self.connected.clear()        # still this port: _drop needs the lock
+                self._stale.set()
+                return False
 
     def _listen(self) -> None:
         while not self._closing.is_set():
@@ -224,11 +238,8 @@ class Transport:
                               self.codec.name, data[:64])
                 self.codec.reset()
                 return
-        if answer_back and self._serial is not None:
-            try:
-                self._serial.write(answer_back)
-            except (serial.SerialException, OSError):
-                self._stale.set()
+        if answer_back:
+            self._send_bytes(answer_back)
         for event in events:
             self._dispatch(event)
 
@@ -287,23 +298,21 @@ class Transport:
         for command in self.on_connect:
             with self._codec_lock:
                 data = self.codec.encode(command)
-            try:
-                self._serial.write(data)
-            except (serial.SerialException, OSError):
-                self._stale.set()
+            if not self._send_bytes(data):
                 return
         self.connected.set()
         self._notify(Notice("connected", self.settings.port))
 
     def _drop(self) -> None:
-        was_connected = self.connected.is_set()
-        self.connected.clear()
-        port, self._serial = self._serial, None
-        if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass
+        with self._port_lock:                 # waits for a write under way
+            was_connected = self.connected.is_set()
+            self.connected.clear()
+            port, self._serial = self._serial, None
+            if port is not None:
+                try:
+                    port.close()
+                except (serial.SerialException, OSError):
+                    pass
         if was_connected:
             self._notify(Notice("disconnected", self.settings.port))
 

@@ -119,6 +119,19 @@ def test_glm_quality_angle_keepalive_and_errors():
     assert readings(codec.feed(hx("00 04 13 0E 00 00 32"))) == []
 
 
+def test_glm_auto_sync_error_is_a_pushed_error():
+    """An auto-sync frame in mode 63: the device's own measurement failed. It is an error
+    the device pushed, never the answer to a request the station is waiting for."""
+    from station.laser.protocols.glm import with_crc
+    codec = glm_measuring()
+    frame = bytearray(hx("C0 55 10 06 00 7A 00 94 F6 46 3E 00 00 00 00 00 00 00 00"))
+    frame[3] = 63 << 2 | 2
+    assert codec.feed(with_crc(bytes(frame))) == [
+        DeviceError("63", "GLM: the device reported a measuring error", pushed=True)]
+    reply = with_crc(hx("0A 00"))
+    assert codec.feed(reply) == [DeviceError("10", "GLM: not ready", pushed=False)]
+
+
 def test_glm_pushed_reading_reports_its_reference_edge():
     codec = codec_class("glm")()
     [reading] = codec.feed(hx("C0 55 10 06 00 7A 00 94 F6 46 3E 00 00 00 00 00 00 00 00 4E"))
@@ -132,7 +145,12 @@ def test_disto_units_errors_angle_and_send_key():
     assert readings(codec.feed(b"31..06+00007885\r\n"))[0].raw_mm == 788.5
     assert codec.outgoing() == b""                       # answered a request: no cfm
     codec.encode("measure")
-    assert codec.feed(b"@E203\r\n") == [DeviceError("203", "DISTO error @E203")]
+    assert codec.feed(b"@E203\r\n") == [DeviceError("203", "DISTO error @E203", pushed=False)]
+    # the SEND key's measurement failed, or a tracking one: no request waits for these
+    assert codec.feed(b"@E255\r\n") == [DeviceError("255", "DISTO error @E255", pushed=True)]
+    codec.encode("track")
+    assert codec.feed(b"@E204\r\n") == [DeviceError("204", "DISTO error @E204", pushed=True)]
+    codec.encode("stop")
     [angle] = codec.feed(b"22..00+00001250\r\n")
     assert angle.kind == "angle" and "12.50" in angle.detail
     [sent] = codec.feed(b"31..01+00002000\r\n")          # SEND key: 2 ft in 0.001 ft

@@ -53,7 +53,9 @@ def test_every_line_in_the_documents_has_a_right_crc_and_decodes(doc, lines):
     ("1 MM 619 - btn", Reading(619.0, quality=None, pushed=True)),
     ("1 ERR jrt:8 - signal too weak", DeviceError("jrt:8", "laser tape: signal too weak")),
     ("1 ERR timeout btn laser module did not answer measure",
-     DeviceError("timeout", "laser tape: laser module did not answer measure")),
+     DeviceError("timeout", "laser tape: laser module did not answer measure", pushed=True)),
+    ("1 ERR internal - firmware fault: ValueError x",      # not btn: it ends our request too
+     DeviceError("internal", "laser tape: firmware fault: ValueError x")),
     ("1 BAD - LASER needs ON or OFF",
      DeviceError("bad-command", "the laser tape refused a command: LASER needs ON or OFF")),
     ("1 OK 4 VERSION 1.0.0 jrt", Notice("ok", "VERSION 1.0.0 jrt")),
@@ -89,6 +91,16 @@ def test_a_late_answer_to_an_abandoned_request_is_not_a_reading():
                         + line("7 MM 1200 24 1") + line("8 MM 1300 24 btn"))
     assert [e.kind for e in events[:2]] == ["stale", "stale"]
     assert events[2:] == [Reading(1200.0, quality=24.0), Reading(1300.0, quality=24.0, pushed=True)]
+
+
+def test_the_triggers_error_is_pushed_not_the_answer_to_the_station():
+    """The trigger's measurement failed while the station's MEASURE was on its way: that
+    ERR (origin btn) is the tape's own news; the station's answer is the line for 0."""
+    codec = TapeCodec()
+    codec.encode("measure")                             # 0
+    events = codec.feed(line("3 ERR jrt:8 btn signal too weak") + line("4 MM 1200 24 0"))
+    assert events == [DeviceError("jrt:8", "laser tape: signal too weak", pushed=True),
+                      Reading(1200.0, quality=24.0)]
 
 
 def test_split_anywhere_and_cr_lf():

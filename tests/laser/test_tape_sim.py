@@ -3,6 +3,7 @@ real firmware, through a pseudo-terminal."""
 
 import json
 import os
+import threading
 import time
 
 import pytest
@@ -52,6 +53,25 @@ def test_the_station_reads_the_tape_through_a_pty(sim):
             DeviceError("jrt:8", "laser tape: signal too weak")
     assert Notice("button", "short") in events
     assert not [e for e in events if isinstance(e, Notice) and e.kind == "lost"]
+
+
+def test_the_triggers_error_is_not_the_answer_to_the_station(sim):
+    """The trigger is pressed and its measurement fails just as the station asks: the
+    tape's ERR for the trigger reaches the station while its request waits. The request
+    gets its own reading; the trigger's error goes to the pushed stream."""
+    events = []
+    with link(sim, events) as transport:
+        sim.device.firmware.module.fail_next(8)          # the trigger's measurement fails
+        presser = threading.Thread(target=sim.press)
+        presser.start()
+        try:
+            wait_for(lambda: sim.device.firmware.button.level == 0)   # trigger held down
+            assert transport.request("measure", timeout=3) == Reading(254.0, quality=24.0)
+        finally:
+            presser.join()
+        assert transport.next_pushed(timeout=3) == \
+            DeviceError("jrt:8", "laser tape: signal too weak", pushed=True)
+    assert events.index(Notice("button", "short")) < events.index(Reading(254.0, quality=24.0))
 
 
 def test_a_module_that_stops_answering_then_comes_back(sim):

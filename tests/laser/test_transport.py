@@ -1,6 +1,7 @@
 """The transport against simulated devices on real pseudo-terminals: requests, pushed
 readings, device errors, faults, missing ports, and 100 unplug/replug cycles."""
 
+import threading
 import time
 
 import pytest
@@ -72,6 +73,29 @@ def test_glm_auto_sync_pushes_and_keep_alives(sim):
         sim.press()
         pushed = transport.next_pushed(timeout=2)
         assert isinstance(pushed, Reading) and pushed.pushed and pushed.raw_mm == 812.5
+
+
+@pytest.mark.parametrize("sim", ["glm"], indirect=True)
+def test_a_pushed_error_is_not_the_answer_to_a_waiting_request(sim):
+    """The GLM's own button measurement fails (auto-sync error frame) while the station
+    waits for its reply: the request gets its reading, the error goes to the pushed stream."""
+    with link(sim, on_connect=("auto_sync",)) as transport:
+        wait_until(lambda: sim.device.auto_sync)
+        sim.device.faults.delay_s = 0.3                  # the reply comes late
+
+        def press_failing():
+            wait_until(lambda: sim.device.measurements == 1)   # the request was measured
+            sim.device.faults.error_code, sim.device.faults.errors_left = "10", 1
+            sim.press()                                  # pushed now, before the reply
+
+        presser = threading.Thread(target=press_failing)
+        presser.start()
+        try:
+            assert transport.request("measure", timeout=2) == Reading(254.0)
+        finally:
+            presser.join()
+        assert transport.next_pushed(timeout=2) == DeviceError(
+            "63", "GLM: the device reported a measuring error", pushed=True)
 
 
 @pytest.mark.parametrize("sim", ["disto"], indirect=True)
@@ -186,3 +210,32 @@ def test_m80_continuous_mode_streams_readings(sim):
         sim.set_distance(700.0)
         later = [transport.next_pushed(timeout=2) for _ in range(3)]
     assert first.raw_mm == 254.0 and later[-1].raw_mm == 700.0
+
+
+@pytest.mark.parametrize("sim", ["jrt"], indirect=True)
+def test_a_write_racing_the_listeners_close_is_a_lost_link(sim, monkeypatch):
+    """The cable pulled and put back, and a request at once: the listener closes the old
+    port while the request's write is under way inside pyserial, past its is-open check
+    (pyserial then raised TypeError on the closed fd). The write counts as a lost link:
+    the request waits for the reconnect and gets its answer; nothing escapes."""
+    import serial.serialposix as posix
+
+    with link(sim) as transport:
+        assert transport.request("measure", timeout=2).raw_mm == 254.0
+        old_port, requester, raced = transport._serial, threading.current_thread(), []
+        real_to_bytes = posix.to_bytes
+
+        def unplug_mid_write(data):     # pyserial's write calls this after checking is_open
+            if threading.current_thread() is requester and not raced:
+                raced.append(True)
+                sim.unplug()
+                deadline = time.monotonic() + 0.5
+                while old_port.fd is not None and time.monotonic() < deadline:
+                    time.sleep(0.001)   # the listener may close the port now (it did)
+                sim.replug()
+            return real_to_bytes(data)
+
+        monkeypatch.setattr(posix, "to_bytes", unplug_mid_write)
+        sim.set_distance(1500.0)
+        assert transport.request("measure", timeout=3).raw_mm == 1500.0
+        assert raced and transport.reconnects == 1

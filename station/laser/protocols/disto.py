@@ -63,8 +63,10 @@ class DistoCodec(Codec):
         if line == b"?":
             return Notice("ack", "DISTO")
         if match := ERROR.fullmatch(line):
+            pushed = not self._requested     # the SEND key's or a tracking measurement
             self._requested = False
-            return DeviceError(match[1].decode(), f"DISTO error @E{match[1].decode()}")
+            return DeviceError(match[1].decode(), f"DISTO error @E{match[1].decode()}",
+                               pushed=pushed)
         parsed = _words(line)
         if not parsed:
             return Notice("garbled", f"DISTO line ignored: {line[:40]!r}") if line else None

@@ -126,7 +126,8 @@ def _pushed(payload: bytes) -> Event | object:
     mode = payload[0] >> 2
     value = struct.unpack_from("<f", payload, 4)[0]
     if mode == MODE_ERROR:
-        return DeviceError(str(MODE_ERROR), "GLM: the device reported a measuring error")
+        return DeviceError(str(MODE_ERROR), "GLM: the device reported a measuring error",
+                           pushed=True)
     if mode == MODE_ANGLE:
         return Notice("angle", f"{value:.1f} degrees (an inclination, not a distance)")
     if mode != MODE_DISTANCE:

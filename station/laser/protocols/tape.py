@@ -6,7 +6,8 @@ initial value 0xFFFF computes exactly that). A line with a wrong CRC or an unkno
 a "garbled" notice, never a distance; noise before a good line costs only the noise.
 Sequence numbers that skip say lines were lost. Each answer names the command it answers:
 an answer to an earlier command than the last one sent (the station gave up waiting) is a
-"stale" notice, never the answer to the request now waiting.
+"stale" notice, never the answer to the request now waiting. A reading or error for the
+trigger (origin `btn`) is pushed, never that answer either.
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ class TapeCodec(Codec):
         if kind == "ERR" and (m := ERR.fullmatch(fields)):
             if self._stale(m[2]):
                 return Notice("stale", f"tape: error {m[1]} for an earlier request ({m[2]})")
-            return DeviceError(m[1], f"laser tape: {m[3]}")
+            # Only the trigger's errors are pushed: one with origin "-" (a firmware fault,
+            # a broken config.py) also ends the measurement the station is waiting for.
+            return DeviceError(m[1], f"laser tape: {m[3]}", pushed=m[2] == "btn")
         if kind == "BAD" and (m := BAD.fullmatch(fields)):
             return DeviceError("bad-command", f"the laser tape refused a command: {m[2]}")
         if kind == "OK" and (m := BAD.fullmatch(fields)):
