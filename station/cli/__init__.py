@@ -22,6 +22,12 @@ from station.cli import commands
 
 Handler = Callable[[argparse.Namespace], int]
 
+GROUP_HELP = {
+    "calibrate": "measure the tray or a laser tape, and save a calibration profile",
+    "journal": "what the station has rolled and measured: list, show, export, stats",
+    "simulate": "start a simulated device (no hardware needed)",
+}
+
 
 class UsageError(Exception):
     """Bad input from the user: the message says what was wrong and what to do."""
@@ -47,7 +53,8 @@ class CommandRegistry:
     def _group(self, path: tuple[str, ...]) -> argparse._SubParsersAction:
         if path not in self._children:
             parent = self._group(path[:-1])
-            group = parent.add_parser(path[-1], help=f"{path[-1]} sub-commands")
+            help = GROUP_HELP.get(" ".join(path), f"{path[-1]} sub-commands")
+            group = parent.add_parser(path[-1], help=help, description=help)
             self._children[path] = group.add_subparsers(
                 dest="_".join(path) + "_command", metavar="COMMAND", required=True)
         return self._children[path]
