@@ -59,6 +59,13 @@ class Rolled:
             total = add_values(total, value)
         return total
 
+    def read_values(self) -> list[int]:
+        """Each d6 as the rules read it: its face, or for a D3 the face halved up (DICE-1);
+        a granting rule's "re-roll 1s" means a D3 reading 1 as well (DICE-4)."""
+        sides = [term.atom.sides for term in self.expression.terms
+                 if isinstance(term.atom, ex.Dice) for _ in range(term.atom.count)]
+        return [half_up(f) if s == 3 else f for f, s in zip(self.d6, sides)]
+
     def describe(self) -> str:
         shown = [str(v) for v in self.d6]
         shown += [str(f.value).upper() for f in (self.artillery, self.scatter) if f]
@@ -107,7 +114,8 @@ def _result_words(total: int | str) -> str:
                 Param("reroll", FLAG, "re-roll the whole first roll once; the re-roll stands "
                       "(DICE-4)", False),
                 Param("reroll_dice", FACES, "re-roll once each die showing these faces, as a "
-                      "granting rule may say ('re-roll 1s') (DICE-4)", frozenset())),
+                      "granting rule may say ('re-roll 1s'); a D3 by its result 1-3 "
+                      "(DICE-4)", frozenset())),
         dice=("the expression's d6s in one roll, then the artillery die or the scatter die",
               "with reroll=1: the whole roll again",
               "with reroll_dice: the dice showing those faces again"),
@@ -129,7 +137,7 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
         rec.step("DICE-4", f"re-rolled all the dice (was {before}): {rolled.describe()}; the "
                            "re-roll stands")
     elif reroll_dice:
-        again = [i for i, f in enumerate(rolled.d6) if f in reroll_dice]
+        again = [i for i, v in enumerate(rolled.read_values()) if v in reroll_dice]
         if again:
             new = rec.take("d6", len(again), f"re-roll of the {_faces_words(reroll_dice)}")
             old = [rolled.d6[i] for i in again]

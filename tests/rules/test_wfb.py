@@ -64,7 +64,8 @@ def test_tmpl1_any_part_of_the_base(run, template, offset, base_mm, covered):
 
 @pytest.mark.parametrize("params", [("expr=2D6+5",), ("expr=D3x2",), ("expr=A+D6",),
                                     ("expr=2D6", "reroll=1"), ("expr=2D6", "reroll_dice=1"),
-                                    ("expr=S",)])
+                                    ("expr=2D3", "reroll_dice=1"),
+                                    ("expr=D6+D3", "reroll_dice=2,3"), ("expr=S",)])
 def test_dice_roll_odds_match_enumeration(odds_check, params):
     odds_check("dice.roll", *params)
 
