@@ -66,8 +66,9 @@ MODIFIER_PARAMS = (
     Param("concealment", FLAG, "concealment or a cloud effect: +2 DEF (WM-RNG-4)", False),
     Param("cover", FLAG, "cover: +4 DEF, does not stack with concealment (WM-RNG-4)", False),
     Param("elevated_target", FLAG, "target at least 1\" higher: +2 DEF (WM-RNG-4)", False),
-    Param("knocked_down", FLAG, "knocked-down target: base DEF becomes 5 (WM-RNG-4)", False),
-    Param("stationary", FLAG, "stationary target: base DEF becomes 5 (WM-RNG-4)", False),
+    Param("knocked_down", FLAG, "knocked-down target: base DEF reduced to 5 (WM-RNG-4)",
+          False),
+    Param("stationary", FLAG, "stationary target: base DEF reduced to 5 (WM-RNG-4)", False),
     Param("magic", FLAG, "a magic attack: aiming does not apply (WM-RNG-4)", False),
 )
 
@@ -97,7 +98,7 @@ def effective_def(rec: Record, defence: int, concealment: bool, cover: bool,
                   spray: bool = False) -> int:
     """WM-RNG-4: the target's DEF against this attack."""
     value, parts = defence, []
-    if knocked_down or stationary:
+    if (knocked_down or stationary) and defence > 5:  # reduced to 5, never raised
         value = 5
         parts.append(f"{'knocked down' if knocked_down else 'stationary'}: base DEF 5")
     if (cover or concealment) and spray:
