@@ -130,7 +130,6 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     rolled = roll_expr(rec, expr, f"{expr}")
     rec.step("DICE-1", f"{expr}: rolled {rolled.describe()} → {_result_words(rolled.total)}")
     first_faces = len(rec.dice)
-    any_die_rerolled = False
     if reroll:
         before = rolled.total
         rolled = roll_expr(rec, expr, f"re-roll of {expr}")
@@ -143,7 +142,6 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
             old = [rolled.d6[i] for i in again]
             for i, face in zip(again, new):
                 rolled.d6[i] = int(face.value)
-            any_die_rerolled = True
             rec.step("DICE-4", f"re-rolled {', '.join(map(str, old))} → "
                                f"{', '.join(str(f.value) for f in new)}; each die at most once")
     d3 = _d3_note(expr, rolled.d6)
@@ -158,7 +156,9 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     elif not expr.is_scatter:
         rec.step("DICE-2", f"natural {rolled.describe()}; total {total}")
     dist = expr_dist(expr, reroll_dice)
-    allowed = first_faces > 0 and not (reroll or any_die_rerolled or expr.has_artillery
+    # with reroll_dice the whole roll is not offered again: the ruling takes one kind of
+    # re-roll at a time (DICE-4), even when no die showed the faces
+    allowed = first_faces > 0 and not (reroll or reroll_dice or expr.has_artillery
                                        or expr.is_scatter)
     fields: dict = {"total": total, "expr": str(expr)}
     if rolled.scatter is not None:

@@ -92,6 +92,20 @@ def test_dice4_artillery_and_scatter_dice_are_not_rerolled(run, expr):
         run("dice.roll", f"expr={expr}", "reroll=1", dice="4 4 4 4")
 
 
+@pytest.mark.parametrize("params, faces", [
+    (("expr=2D6", "reroll_dice=1"), "3 4"),     # no 1 showed: nothing was re-rolled
+    (("expr=2D3", "reroll_dice=1"), "5 6"),
+    (("expr=2D6",), "3 4"), (("expr=D3+2",), "2"),
+])
+def test_dice4_an_offered_reroll_is_one_the_ruling_accepts(run, params, faces):
+    """`rerollable` (and the CLI's "re-roll allowed" line) never offers what reroll()
+    then refuses."""
+    first = run("dice.roll", *params, dice=faces)
+    if first.rerollable:
+        again = reroll(first, ScriptedSource(["6"] * 4))
+        assert not again.rerollable
+
+
 def test_dice4_both_reroll_kinds_refused(run):
     with pytest.raises(RuleRefused, match="more than once"):
         run("dice.roll", "expr=2D6", "reroll=1", "reroll_dice=1", dice="1 1 1 1")
