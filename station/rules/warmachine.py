@@ -161,7 +161,9 @@ def choose_other(rec: Record, count: int) -> int:
                 Param("rng", INCHES, "the weapon's RNG (with distance=)", None),
                 Param("distance", INCHES, "measured base-to-base distance (with rng=)", None),
                 Param("others", int_list_type(1, 30), "target in melee: the DEF of each other "
-                      "valid model in that combat, e.g. 13,12 (WM-MEL-1)", ()),
+                      "valid model in that combat against this attack (its own cover, "
+                      "concealment... included; the roll keeps this attack's bonuses), e.g. "
+                      "13,12 (WM-MEL-1)", ()),
                 Param("rof", int_type(1, 20), "the weapon's ROF (WM-RNG-5)", None),
                 Param("attack_no", int_type(1, 50), "which attack of this weapon in this "
                       "activation (WM-RNG-5)", 1),
