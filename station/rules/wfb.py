@@ -34,6 +34,9 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
         return rec.outcome("hit", SCATTER.prob("hit"), "a HIT on the scatter die",
                            because=("SCAT-1", "no move"),
                            result="hit", bearing_deg=bearing, distance_in=0, offset_in=[0, 0])
+    if bearing is None:
+        raise RuleRefused("SCAT-2: the arrow's bearing was not read; roll the scatter die "
+                          "again in view of the camera, or type it as arrow@DEG")
     rec.step("SCAT-2", f"arrow bearing {bearing:.1f}° clockwise from the tray's up edge")
     rolled = roll_expr(rec, distance, f"scatter distance {distance}")
     moved = rolled.total
@@ -46,7 +49,7 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
                            "an arrow with a MISFIRE on the distance dice", result="misfire",
                            because=("SCAT-3", "the war machine misfires"),
                            bearing_deg=bearing, distance_in=None, offset_in=None)
-    assert isinstance(moved, int) and bearing is not None
+    assert isinstance(moved, int)
     moved = max(moved, 0)
     offset = geo.bearing_vector(bearing, moved)
     rec.step("SCAT-1", f"{distance} = {rolled.describe()}: moves {moved}\" along {bearing:.1f}°"

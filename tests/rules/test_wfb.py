@@ -4,7 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from station.rules.actions import RuleRefused
+from station.rules.actions import RuleRefused, parse_params, resolve
+from station.rules.faces import Face
 
 
 def test_scat1_hit_does_not_move_and_ignores_the_distance_dice(run):
@@ -29,6 +30,18 @@ def test_scat2_continuous_bearing(run):
     out = run("wfb.scatter", "distance=2D6", dice="arrow@30 2 2")
     assert out.fields["offset_in"] == pytest.approx([2.0, 3.4641016], abs=1e-6)
     assert out.fields["bearing_deg"] == 30
+
+
+class _ArrowWithoutBearing:
+    """A source (a camera that saw the arrow face but not its direction)."""
+
+    def take(self, kind, count, purpose):
+        return [Face("scatter", "arrow") if kind == "scatter" else Face("d6", 3)] * count
+
+
+def test_scat2_an_arrow_without_a_bearing_is_refused_clearly():
+    with pytest.raises(RuleRefused, match="SCAT-2.*bearing"):
+        resolve("wfb.scatter", parse_params("wfb.scatter", []), _ArrowWithoutBearing())
 
 
 def test_scat3_artillery_die_distance_and_misfire(run):
