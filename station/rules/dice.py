@@ -124,6 +124,8 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     """DICE-1 roll an expression; DICE-2 natural faces kept; DICE-4 re-rolls."""
     if reroll or reroll_dice:
         refuse_special_reroll(expr)
+    if (reroll or reroll_dice) and expr.d6_count == 0:
+        raise RuleRefused(f"DICE-4: {expr} has no dice to re-roll")
     if reroll and reroll_dice:
         raise RuleRefused("DICE-4: no die is re-rolled more than once: use reroll=1 (the "
                           "whole roll) or reroll_dice (some dice), not both")

@@ -114,6 +114,8 @@ def test_dice4_both_reroll_kinds_refused(run):
 def test_dice4_a_constant_has_nothing_to_reroll(run):
     out = run("dice.roll", "expr=5")
     assert out.fields["total"] == 5 and out.odds == 1 and not out.rerollable
+    with pytest.raises(RuleRefused, match="no dice to re-roll"):
+        run("dice.roll", "expr=5", "reroll=1")  # not "the re-roll stands" with nothing rolled
 
 
 def test_scatter_die_roll(run):
