@@ -59,6 +59,13 @@ class Rolled:
             total = add_values(total, value)
         return total
 
+    def read_values(self) -> list[int]:
+        """Each d6 as the rules read it: its face, or for a D3 the face halved up (DICE-1);
+        a granting rule's "re-roll 1s" means a D3 reading 1 as well (DICE-4)."""
+        sides = [term.atom.sides for term in self.expression.terms
+                 if isinstance(term.atom, ex.Dice) for _ in range(term.atom.count)]
+        return [half_up(f) if s == 3 else f for f, s in zip(self.d6, sides)]
+
     def describe(self) -> str:
         shown = [str(v) for v in self.d6]
         shown += [str(f.value).upper() for f in (self.artillery, self.scatter) if f]
@@ -107,7 +114,8 @@ def _result_words(total: int | str) -> str:
                 Param("reroll", FLAG, "re-roll the whole first roll once; the re-roll stands "
                       "(DICE-4)", False),
                 Param("reroll_dice", FACES, "re-roll once each die showing these faces, as a "
-                      "granting rule may say ('re-roll 1s') (DICE-4)", frozenset())),
+                      "granting rule may say ('re-roll 1s'); a D3 by its result 1-3 "
+                      "(DICE-4)", frozenset())),
         dice=("the expression's d6s in one roll, then the artillery die or the scatter die",
               "with reroll=1: the whole roll again",
               "with reroll_dice: the dice showing those faces again"),
@@ -116,26 +124,26 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     """DICE-1 roll an expression; DICE-2 natural faces kept; DICE-4 re-rolls."""
     if reroll or reroll_dice:
         refuse_special_reroll(expr)
+    if (reroll or reroll_dice) and expr.d6_count == 0:
+        raise RuleRefused(f"DICE-4: {expr} has no dice to re-roll")
     if reroll and reroll_dice:
         raise RuleRefused("DICE-4: no die is re-rolled more than once: use reroll=1 (the "
                           "whole roll) or reroll_dice (some dice), not both")
     rolled = roll_expr(rec, expr, f"{expr}")
     rec.step("DICE-1", f"{expr}: rolled {rolled.describe()} → {_result_words(rolled.total)}")
     first_faces = len(rec.dice)
-    any_die_rerolled = False
     if reroll:
         before = rolled.total
         rolled = roll_expr(rec, expr, f"re-roll of {expr}")
         rec.step("DICE-4", f"re-rolled all the dice (was {before}): {rolled.describe()}; the "
                            "re-roll stands")
     elif reroll_dice:
-        again = [i for i, f in enumerate(rolled.d6) if f in reroll_dice]
+        again = [i for i, v in enumerate(rolled.read_values()) if v in reroll_dice]
         if again:
             new = rec.take("d6", len(again), f"re-roll of the {_faces_words(reroll_dice)}")
             old = [rolled.d6[i] for i in again]
             for i, face in zip(again, new):
                 rolled.d6[i] = int(face.value)
-            any_die_rerolled = True
             rec.step("DICE-4", f"re-rolled {', '.join(map(str, old))} → "
                                f"{', '.join(str(f.value) for f in new)}; each die at most once")
     d3 = _d3_note(expr, rolled.d6)
@@ -150,7 +158,9 @@ def roll(rec: Record, expr: ex.Expr, reroll: bool, reroll_dice: frozenset[int]) 
     elif not expr.is_scatter:
         rec.step("DICE-2", f"natural {rolled.describe()}; total {total}")
     dist = expr_dist(expr, reroll_dice)
-    allowed = first_faces > 0 and not (reroll or any_die_rerolled or expr.has_artillery
+    # with reroll_dice the whole roll is not offered again: the ruling takes one kind of
+    # re-roll at a time (DICE-4), even when no die showed the faces
+    allowed = first_faces > 0 and not (reroll or reroll_dice or expr.has_artillery
                                        or expr.is_scatter)
     fields: dict = {"total": total, "expr": str(expr)}
     if rolled.scatter is not None:

@@ -132,7 +132,7 @@ def d6_dist(reroll_faces: frozenset[int] = frozenset()) -> Dist:
 def expr_dist(expression: ex.Expr, reroll_faces: frozenset[int] = frozenset()) -> Dist:
     """The exact distribution of one roll of `expression` (DICE-1).
 
-    `reroll_faces`: natural D6 faces that are re-rolled once, die by die (DICE-4, as a
+    `reroll_faces`: the faces re-rolled once, die by die, a D3 by its result (DICE-4, as a
     granting rule may say: "re-roll the 1s"). The result is an integer, "misfire", or for the
     scatter die "hit"/"arrow".
     """
@@ -141,9 +141,10 @@ def expr_dist(expression: ex.Expr, reroll_faces: frozenset[int] = frozenset()) -
         atom = term.atom
         scale = term.sign * term.factor
         if isinstance(atom, ex.Dice):
-            die = d6_dist(reroll_faces)
-            if atom.sides == 3:
-                die = die.map(half_up)
+            if atom.sides == 3:  # a D3 is re-rolled by its result, not its D6 face
+                die = D6.map(half_up).reroll_if(lambda v: v in reroll_faces)
+            else:
+                die = d6_dist(reroll_faces)
             part = die.repeat(atom.count).map(lambda v, k=scale: v * k)
         elif isinstance(atom, ex.Artillery):
             part = ARTILLERY.map(lambda v, k=scale: v if isinstance(v, str) else v * k)

@@ -9,6 +9,7 @@ according to what the ruling asks for at that point.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Iterable, Sequence
@@ -46,6 +47,8 @@ def check_token(token: str) -> None:
                         "from the tray's up edge, SCAT-2)")
     if match["deg"] is not None and match["word"] in (None, "misfire"):
         raise FaceError(f"{token!r}: only hit and arrow take a bearing")
+    if match["deg"] is not None and not math.isfinite(float(match["deg"])):
+        raise FaceError(f"{token!r}: the bearing is too large; give degrees 0-360")
 
 
 def token_to_face(token: str, kind: DieKind) -> Face | None:

@@ -66,8 +66,9 @@ MODIFIER_PARAMS = (
     Param("concealment", FLAG, "concealment or a cloud effect: +2 DEF (WM-RNG-4)", False),
     Param("cover", FLAG, "cover: +4 DEF, does not stack with concealment (WM-RNG-4)", False),
     Param("elevated_target", FLAG, "target at least 1\" higher: +2 DEF (WM-RNG-4)", False),
-    Param("knocked_down", FLAG, "knocked-down target: base DEF becomes 5 (WM-RNG-4)", False),
-    Param("stationary", FLAG, "stationary target: base DEF becomes 5 (WM-RNG-4)", False),
+    Param("knocked_down", FLAG, "knocked-down target: base DEF reduced to 5 (WM-RNG-4)",
+          False),
+    Param("stationary", FLAG, "stationary target: base DEF reduced to 5 (WM-RNG-4)", False),
     Param("magic", FLAG, "a magic attack: aiming does not apply (WM-RNG-4)", False),
 )
 
@@ -97,7 +98,7 @@ def effective_def(rec: Record, defence: int, concealment: bool, cover: bool,
                   spray: bool = False) -> int:
     """WM-RNG-4: the target's DEF against this attack."""
     value, parts = defence, []
-    if knocked_down or stationary:
+    if (knocked_down or stationary) and defence > 5:  # reduced to 5, never raised
         value = 5
         parts.append(f"{'knocked down' if knocked_down else 'stationary'}: base DEF 5")
     if (cover or concealment) and spray:
@@ -160,7 +161,9 @@ def choose_other(rec: Record, count: int) -> int:
                 Param("rng", INCHES, "the weapon's RNG (with distance=)", None),
                 Param("distance", INCHES, "measured base-to-base distance (with rng=)", None),
                 Param("others", int_list_type(1, 30), "target in melee: the DEF of each other "
-                      "valid model in that combat, e.g. 13,12 (WM-MEL-1)", ()),
+                      "valid model in that combat against this attack (its own cover, "
+                      "concealment... included; the roll keeps this attack's bonuses), e.g. "
+                      "13,12 (WM-MEL-1)", ()),
                 Param("rof", int_type(1, 20), "the weapon's ROF (WM-RNG-5)", None),
                 Param("attack_no", int_type(1, 50), "which attack of this weapon in this "
                       "activation (WM-RNG-5)", 1),

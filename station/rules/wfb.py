@@ -34,6 +34,9 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
         return rec.outcome("hit", SCATTER.prob("hit"), "a HIT on the scatter die",
                            because=("SCAT-1", "no move"),
                            result="hit", bearing_deg=bearing, distance_in=0, offset_in=[0, 0])
+    if bearing is None:
+        raise RuleRefused("SCAT-2: the arrow's bearing was not read; roll the scatter die "
+                          "again in view of the camera, or type it as arrow@DEG")
     rec.step("SCAT-2", f"arrow bearing {bearing:.1f}° clockwise from the tray's up edge")
     rolled = roll_expr(rec, distance, f"scatter distance {distance}")
     moved = rolled.total
@@ -46,7 +49,7 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
                            "an arrow with a MISFIRE on the distance dice", result="misfire",
                            because=("SCAT-3", "the war machine misfires"),
                            bearing_deg=bearing, distance_in=None, offset_in=None)
-    assert isinstance(moved, int) and bearing is not None
+    assert isinstance(moved, int)
     moved = max(moved, 0)
     offset = geo.bearing_vector(bearing, moved)
     rec.step("SCAT-1", f"{distance} = {rolled.describe()}: moves {moved}\" along {bearing:.1f}°"
@@ -61,10 +64,20 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
 
 def _point(text: str) -> tuple[float, float]:
     x, y = (float(v) for v in text.split(","))
+    if not (abs(x) < 1000 and abs(y) < 1000):  # also refuses nan and inf
+        raise ValueError("off the table")
     return (x, y)
 
 
-POINT = ParamType("point", "X,Y in inches, e.g. 1.5,-2", _point)
+def _base_mm(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1000:  # also refuses nan
+        raise ValueError("not a base size")
+    return value
+
+
+POINT = ParamType("point", "X,Y in inches, each within ±1000, e.g. 1.5,-2", _point)
+BASE_MM = ParamType("mm", "a base diameter in mm above 0, e.g. 25", _base_mm)
 TEMPLATE_SIZES = {**geo.WFB_TEMPLATES_IN, **{f"aoe{int(d)}": d for d in geo.WM_AOE_IN}}
 
 
@@ -73,8 +86,7 @@ TEMPLATE_SIZES = {**geo.WFB_TEMPLATES_IN, **{f"aoe{int(d)}": d for d in geo.WM_A
         params=(Param("template", choice_type(*TEMPLATE_SIZES), "small (3\") or large (5\") "
                       "WFB template, or a Warmachine AOE 3/4/5"),
                 Param("offset", POINT, "the model's base centre from the template's centre"),
-                Param("base_mm", ParamType("mm", "a base diameter in mm, e.g. 25",
-                                           lambda t: float(t)), "the model's base diameter")),
+                Param("base_mm", BASE_MM, "the model's base diameter")),
         notes="The teardrop template has no exact shape in the seeds and is not modelled.")
 def covers(rec: Record, template: str, offset: tuple[float, float], base_mm: float) -> Outcome:
     """TMPL-1: a model is hit when any part of its base is under the template."""

@@ -74,10 +74,36 @@ def test_dice4_reroll_some_dice_each_once(run):
     assert not out.rerollable
 
 
+def test_dice4_reroll_ones_on_a_d3_rerolls_the_d3_result(run):
+    """A D3 "showing 1" is a D6 face 1 or 2 (DICE-1): "re-roll 1s" re-rolls both; a D6 in
+    the same expression is still judged by its own face."""
+    out = run("dice.roll", "expr=2D3", "reroll_dice=1", dice="2 5 6")
+    assert out.fields["total"] == 3 + 3  # the D3 from face 2 was a 1: re-rolled to a 6 → 3
+    assert [f.value for f in out.dice] == [2, 5, 6]
+    mixed = run("dice.roll", "expr=D6+D3", "reroll_dice=2", dice="2 3 4 1")
+    assert mixed.fields["total"] == 4 + 1  # the D6's 2 is re-rolled, the D3's 2 (face 3) too
+    kept = run("dice.roll", "expr=D6+D3", "reroll_dice=2", dice="3 2")
+    assert kept.fields["total"] == 3 + 1 and [f.value for f in kept.dice] == [3, 2]
+
+
 @pytest.mark.parametrize("expr", ["A", "S", "2D6+A"])
 def test_dice4_artillery_and_scatter_dice_are_not_rerolled(run, expr):
     with pytest.raises(RuleRefused, match="DICE-4"):
         run("dice.roll", f"expr={expr}", "reroll=1", dice="4 4 4 4")
+
+
+@pytest.mark.parametrize("params, faces", [
+    (("expr=2D6", "reroll_dice=1"), "3 4"),     # no 1 showed: nothing was re-rolled
+    (("expr=2D3", "reroll_dice=1"), "5 6"),
+    (("expr=2D6",), "3 4"), (("expr=D3+2",), "2"),
+])
+def test_dice4_an_offered_reroll_is_one_the_ruling_accepts(run, params, faces):
+    """`rerollable` (and the CLI's "re-roll allowed" line) never offers what reroll()
+    then refuses."""
+    first = run("dice.roll", *params, dice=faces)
+    if first.rerollable:
+        again = reroll(first, ScriptedSource(["6"] * 4))
+        assert not again.rerollable
 
 
 def test_dice4_both_reroll_kinds_refused(run):
@@ -88,6 +114,8 @@ def test_dice4_both_reroll_kinds_refused(run):
 def test_dice4_a_constant_has_nothing_to_reroll(run):
     out = run("dice.roll", "expr=5")
     assert out.fields["total"] == 5 and out.odds == 1 and not out.rerollable
+    with pytest.raises(RuleRefused, match="no dice to re-roll"):
+        run("dice.roll", "expr=5", "reroll=1")  # not "the re-roll stands" with nothing rolled
 
 
 def test_scatter_die_roll(run):

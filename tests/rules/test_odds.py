@@ -14,17 +14,22 @@ from station.rules.odds import D6, Dist, expr_dist, half_up
 def brute_force(text, reroll_faces=frozenset()):
     """Enumerate every face sequence of the expression (re-rolls included), by hand."""
     expression = parse(text)
-    n = expression.d6_count
-    per_die = []  # (natural face, probability) after the DICE-4 re-roll of some faces
-    for first in range(1, 7):
-        if first in reroll_faces:
-            per_die += [(second, Fraction(1, 36)) for second in range(1, 7)]
-        else:
-            per_die.append((first, Fraction(1, 6)))
+    sides = [term.atom.sides for term in expression.terms if hasattr(term.atom, "count")
+             for _ in range(term.atom.count)]
+
+    def per_die(side):
+        """(natural face, probability) after the DICE-4 re-roll: a D3 by its result."""
+        out = []
+        for first in range(1, 7):
+            if (half_up(first) if side == 3 else first) in reroll_faces:
+                out += [(second, Fraction(1, 36)) for second in range(1, 7)]
+            else:
+                out.append((first, Fraction(1, 6)))
+        return out
     art = [(v, Fraction(1, 6)) for v in (2, 4, 6, 8, 10, "misfire")] \
         if expression.has_artillery else [(None, Fraction(1))]
     out = Counter()
-    for dice in product(per_die, repeat=n):
+    for dice in product(*(per_die(side) for side in sides)):
         for a, pa in art:
             faces = iter(f for f, _ in dice)
             total = 0

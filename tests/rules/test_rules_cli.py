@@ -122,6 +122,16 @@ def test_random_source_with_seed_is_reproducible(capsys):
     (["roll", "2D6", "--dice", "1", "1", "--seed", "3"], "not both"),
     (["resolve", "wm.ranged", "rat"], "name=value"),
     (["resolve", "wm.ranged", "--dice", "6", "6", "rat=5"], "put name=value parameters before"),
+    # numbers that are no measurement: a JSON answer must never carry NaN or Infinity
+    (["resolve", "template.covers", "template=small", "offset=0,0", "base_mm=-5"],
+     "base_mm='-5'"),
+    (["resolve", "template.covers", "template=small", "offset=0,0", "base_mm=nan"],
+     "base_mm='nan'"),
+    (["resolve", "template.covers", "template=small", "offset=nan,0", "base_mm=25"],
+     "offset='nan,0'"),
+    (["resolve", "template.covers", "template=small", "offset=1e400,0", "base_mm=25"],
+     "offset='1e400,0'"),
+    (["resolve", "wfb.scatter", "--dice", "arrow@" + "9" * 400, "3", "4"], "bearing"),
 ])
 def test_bad_input_exits_2_with_a_clear_message(capsys, argv, message):
     assert message in cli_error(capsys, *argv)

@@ -141,6 +141,14 @@ def test_wm_rng4_def_modifiers(run, flags, effective):
     assert out.fields["effective_def"] == effective
 
 
+def test_wm_rng4_knocked_down_reduces_base_def_to_5_never_raises_it(run):
+    """Seed 002: "ее базовый DEF уменьшается до 5": reduced to 5; a lower DEF stays."""
+    out = run("wm.ranged", "rat=5", "def=3", "knocked_down=1", "cover=1", dice="3 3")
+    assert out.fields["effective_def"] == 3 + 4
+    assert run("wm.ranged", "rat=5", "def=4", "stationary=1",
+               dice="3 3").fields["effective_def"] == 4
+
+
 @pytest.mark.parametrize("flags, total", [
     (("aim=1",), 11), (("back_strike=1",), 11), (("target_in_melee=1",), 5),
     (("aim=1", "magic=1"), 9), (("aim=1", "back_strike=1", "target_in_melee=1"), 9),

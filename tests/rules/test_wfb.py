@@ -4,7 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from station.rules.actions import RuleRefused
+from station.rules.actions import RuleRefused, parse_params, resolve
+from station.rules.faces import Face
 
 
 def test_scat1_hit_does_not_move_and_ignores_the_distance_dice(run):
@@ -29,6 +30,18 @@ def test_scat2_continuous_bearing(run):
     out = run("wfb.scatter", "distance=2D6", dice="arrow@30 2 2")
     assert out.fields["offset_in"] == pytest.approx([2.0, 3.4641016], abs=1e-6)
     assert out.fields["bearing_deg"] == 30
+
+
+class _ArrowWithoutBearing:
+    """A source (a camera that saw the arrow face but not its direction)."""
+
+    def take(self, kind, count, purpose):
+        return [Face("scatter", "arrow") if kind == "scatter" else Face("d6", 3)] * count
+
+
+def test_scat2_an_arrow_without_a_bearing_is_refused_clearly():
+    with pytest.raises(RuleRefused, match="SCAT-2.*bearing"):
+        resolve("wfb.scatter", parse_params("wfb.scatter", []), _ArrowWithoutBearing())
 
 
 def test_scat3_artillery_die_distance_and_misfire(run):
@@ -64,7 +77,8 @@ def test_tmpl1_any_part_of_the_base(run, template, offset, base_mm, covered):
 
 @pytest.mark.parametrize("params", [("expr=2D6+5",), ("expr=D3x2",), ("expr=A+D6",),
                                     ("expr=2D6", "reroll=1"), ("expr=2D6", "reroll_dice=1"),
-                                    ("expr=S",)])
+                                    ("expr=2D3", "reroll_dice=1"),
+                                    ("expr=D6+D3", "reroll_dice=2,3"), ("expr=S",)])
 def test_dice_roll_odds_match_enumeration(odds_check, params):
     odds_check("dice.roll", *params)
 
