@@ -64,7 +64,7 @@ class TrayEdges:
         s = self.scale
         work_taken = [Candidate(c.x * s, c.y * s, c.side * s) for c in taken]
         return self._to_frame(density_candidates(self.edges, side * s, work_taken)
-                              + cluster_candidates(self.filled, side * s))
+                              + cluster_candidates(self.filled, side * s, work_taken))
 
 
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
