@@ -11,7 +11,7 @@ Three kinds of candidates:
 - `density_candidates`: once the die size is known, peaks of edge density at die scale find
   the dice whose outline did not close (a white die on a white tray shows little more than
   its pips);
-- `cluster_candidates`: a grid over blobs bigger than one die (touching dice).
+- `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice).
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ EDGE_FLOOR = 18        # grey levels: the weakest edge that counts, whatever the
 EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if higher
 MIN_HALF_SIDE = 5.0    # pixels at work scale: smaller blobs are noise, not dice
 MAX_HOLE_FRACTION = 0.03  # holes up to this share of the image get filled (pips, die faces)
-CLUSTER_AREA = 1.6     # blobs larger than this x die side squared hold several dice
+DIE_BLOB_AREA = 1.3    # a lone die's blob, in die sides squared (outline and shadow included)
+CLUSTER_DICE = 12      # blobs up to this many die areas may be clusters of touching dice...
+CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
 
 
 
@@ -73,22 +75,33 @@ def blob_candidates(blobs: np.ndarray) -> list[Candidate]:
     return _suppress(dist, peaks, spacing=0.9)
 
 
-def cluster_candidates(blobs: np.ndarray, side: float, step: float = 0.25) -> list[Candidate]:
-    """A grid of candidates (every `step` die sides) over blobs bigger than one die.
+def cluster_candidates(blobs: np.ndarray, side: float, taken: list[Candidate],
+                       step: float = 0.25) -> list[Candidate]:
+    """A grid of candidates (every `step` die sides) over blobs with more dice than found.
 
-    Dice in a cluster merge into one blob whose distance-transform maxima sit between them;
-    the classifier, trained to accept only centred dice, picks the right grid points.
+    Dice in a cluster merge into one blob whose distance-transform maxima may sit between
+    them; where a blob is larger than the dice found in it explain, a grid over it lets the
+    classifier, trained to accept only centred dice, find every die's centre.
     """
     n, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
-    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > CLUSTER_AREA * side * side]
-    if not big:
+    area = stats[:, cv2.CC_STAT_AREA]
+    fill = area / np.maximum(1, stats[:, cv2.CC_STAT_WIDTH] * stats[:, cv2.CC_STAT_HEIGHT])
+    found_in = np.zeros(n, int)
+    h, w = blobs.shape
+    for c in taken:
+        found_in[labels[min(h - 1, max(0, int(c.y))), min(w - 1, max(0, int(c.x)))]] += 1
+    die_area = DIE_BLOB_AREA * side * side
+    # Not tray walls or frames: those are far larger than a cluster, or thin rings.
+    crowded = [i for i in range(1, n) if area[i] > max(found_in[i] + 0.7, 1.6) * die_area
+               and area[i] < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
+    if not crowded:
         return []
     pitch = max(1.0, step * side)
     found = []
-    for i in big:
-        x, y, w, h = stats[i, :4]
-        for gy in np.arange(y + pitch / 2, y + h, pitch):
-            for gx in np.arange(x + pitch / 2, x + w, pitch):
+    for i in crowded:
+        x, y, bw, bh = stats[i, :4]
+        for gy in np.arange(y + pitch / 2, y + bh, pitch):
+            for gx in np.arange(x + pitch / 2, x + bw, pitch):
                 if labels[int(gy), int(gx)] == i:
                     found.append(Candidate(float(gx), float(gy), side))
     return found

@@ -40,3 +40,21 @@ def test_summary_counts_and_annotated_png(tmp_path, capsys):
 def test_all_good_images_exit_zero(capsys):
     assert main(["read", PHOTO, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["image"] == PHOTO
+
+
+def test_calibration_profile_adds_tray_millimetres(tmp_path, capsys):
+    import numpy as np
+
+    from station.fakes.tray import random_tray
+    from station.vision.calibration import calibrate_image
+
+    rendered = random_tray(np.random.default_rng(5), size=(960, 720), dice=(4, 6), markers=True)
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), rendered.image)
+    profile = tmp_path / "tray.json"
+    calibrate_image(rendered.image, die_mm=rendered.die_mm).save(str(profile))
+    assert main(["read", str(image), "--json", "--calibration", str(profile)]) == 0
+    dice = json.loads(capsys.readouterr().out)["dice"]
+    assert dice and all(len(d["center_mm"]) == 2 for d in dice)
+    assert main(["read", str(image), "--calibration", str(tmp_path / "none.json")]) == 2
+    assert "calibrat" in capsys.readouterr().err

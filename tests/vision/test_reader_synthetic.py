@@ -1,0 +1,77 @@
+"""The reader on rendered trays (station.fakes.tray): truth is exact, so every die counts."""
+
+import math
+
+import numpy as np
+import pytest
+
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
+from station.vision import read_tray
+from station.vision.calibration import calibrate_image
+from station.vision.evaluation import Score, score_image
+
+
+def labels_of(rendered):
+    return [{"value": t.value, "box": t.box} for t in rendered.truth]
+
+
+def test_rendered_trays_are_read():
+    rng = np.random.default_rng(7)
+    total = Score()
+    for size in [(640, 480), (1280, 960), (1920, 1080)]:
+        rendered = random_tray(rng, size=size, dice=(8, 16))
+        total.add(score_image(read_tray(rendered.image), labels_of(rendered)))
+    assert total.labelled >= 24
+    # Measured 0.76 on these three trays (small dice at 640x480 are the hard part); the
+    # benchmark reports the full figure over 500 trays.
+    assert total.accuracy >= 0.7, total.confusion_text()
+    assert total.false <= 2
+
+
+def nearest(dice, point):
+    return min(dice, key=lambda d: math.dist(d.center, point), default=None)
+
+
+def test_leaning_dice_are_flagged_not_guessed():
+    rng = np.random.default_rng(3)
+    cocked = guessed = 0
+    for _ in range(3):
+        faces = [Face("d6", int(v)) for v in rng.integers(1, 7, 8)]
+        rendered = render_roll(faces, rng, (1280, 960), cocked=0.4)
+        dice = read_tray(rendered.image)
+        for truth in rendered.truth:
+            if "cocked" not in truth.flags:
+                continue
+            cocked += 1
+            x0, y0, x1, y1 = truth.box
+            seen = [d for d in dice if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+            guessed += any(d.value is not None for d in seen)
+    assert cocked >= 4
+    assert guessed <= cocked // 2     # measured: 3 of 8 still get a value
+
+
+@pytest.fixture(scope="module")
+def calibrated():
+    rendered = random_tray(np.random.default_rng(21), size=(1280, 960), dice=(6, 10),
+                           special={"scatter": (2, 2)}, markers=True, yaw_deg=30.0)
+    return rendered, calibrate_image(rendered.image, die_mm=rendered.die_mm)
+
+
+def test_calibration_gives_tray_millimetres_and_bearings(calibrated):
+    rendered, profile = calibrated
+    dice = read_tray(rendered.image, profile)
+    assert all(d.center_mm is not None for d in dice)
+    errors = []
+    for truth in rendered.truth:
+        die = nearest(dice, truth.center)
+        if die is not None and math.dist(die.center, truth.center) < 10:
+            errors.append(math.dist(die.center_mm, truth.center_mm))
+            if truth.kind == "scatter" and truth.bearing_tray_deg is not None \
+                    and die.bearing_deg is not None:
+                assert abs((die.bearing_deg - truth.bearing_tray_deg + 180) % 360 - 180) < 10
+    # Centres come from the die's outline, the truth is the top face's centre: within a
+    # third of a die each, a sixth on average.
+    assert len(errors) >= len(rendered.truth) - 1
+    assert max(errors) < rendered.die_mm / 3 and np.mean(errors) < rendered.die_mm / 6
+    assert {d.kind for d in dice} >= {"scatter"}
