@@ -24,7 +24,9 @@ def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[D
     """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
-    details = [step["text"] for step in data.get("steps", [])[:3]]
+    # The step that decided the result first: the screen has room for two or three lines, and
+    # after a re-roll the first steps are about the roll that no longer counts (DICE-4).
+    details = [step["text"] for step in reversed(data.get("steps", []))][:3]
     prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
