@@ -26,7 +26,9 @@ EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if hi
 MIN_HALF_SIDE = 5.0    # pixels at work scale: smaller blobs are noise, not dice
 MAX_HOLE_FRACTION = 0.03  # holes up to this share of the image get filled (pips, die faces)
 DIE_BLOB_AREA = 1.3    # a lone die's blob, in die sides squared (outline and shadow included)
-CLUSTER_DICE = 12      # blobs up to this many die areas may be clusters of touching dice...
+CLUSTER_MISSING = 0.7  # a blob this many die areas larger than its dice explain is crowded,
+CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
+CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
 
 
@@ -91,9 +93,9 @@ def cluster_candidates(blobs: np.ndarray, side: float, taken: list[Candidate],
     for c in taken:
         found_in[labels[min(h - 1, max(0, int(c.y))), min(w - 1, max(0, int(c.x)))]] += 1
     die_area = DIE_BLOB_AREA * side * side
-    # Not tray walls or frames: those are far larger than a cluster, or thin rings.
-    crowded = [i for i in range(1, n) if area[i] > max(found_in[i] + 0.7, 1.6) * die_area
-               and area[i] < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
+    crowded = [i for i in range(1, n)
+               if max(found_in[i] + CLUSTER_MISSING, CLUSTER_MIN) * die_area < area[i]
+               < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
     if not crowded:
         return []
     pitch = max(1.0, step * side)

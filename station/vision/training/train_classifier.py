@@ -1,13 +1,15 @@
-"""Train the die-face classifier on the real tray photos; writes weights/d6_classifier.onnx.
+"""Train the die-face classifier on real and rendered trays; writes weights/d6_classifier.onnx.
 
-    /work/venv/bin/pip install torch            # training only; the station never imports it
-    PYTHONPATH=. python -m station.vision.training.train_classifier [--data DIR] [--epochs N]
+    pip install torch onnx          # training only; the station never imports them
+    PYTHONPATH=. python -m station.vision.training.train_classifier [--cache crops.npz]
 
 Data: `labels.json` + `images/` of a real-dice folder (default ../shared/data/real-dice/
 byler-train). Photos are split by photo, never by die: sorted by name, every 5th photo
 (index % 5 == 4) is held out and never seen here, so the benchmark can report on it.
+Plus `--synthetic N` trays from the renderer (station.fakes.tray): other floors and colours,
+and the only source of cocked dice (class 7) and scatter/artillery dice (class 8).
 
-Samples (all cut with `crops.crop_die`, as the reader does):
+Samples (all cut with `crops.CropSource`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
   estimate jittered as much as the segmentation's own errors (measured: the candidate side is
   0.6-1.1 x the labelled box width, the centre within 0.15 box widths);
