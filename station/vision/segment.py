@@ -26,10 +26,11 @@ EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if hi
 MIN_HALF_SIDE = 5.0    # pixels at work scale: smaller blobs are noise, not dice
 MAX_HOLE_FRACTION = 0.03  # holes up to this share of the image get filled (pips, die faces)
 DIE_BLOB_AREA = 1.3    # a lone die's blob, in die sides squared (outline and shadow included)
-CLUSTER_MISSING = 0.7  # a blob this many die areas larger than its dice explain is crowded,
+CLUSTER_MISSING = 0.2  # a blob this many die areas larger than its dice explain is crowded,
 CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
+DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
 
 
 
@@ -115,7 +116,7 @@ def density_candidates(edges_mask: np.ndarray, side: float,
     k = max(3, int(round(side)))
     density = cv2.boxFilter(edges_mask.astype(np.float32) / 255.0, -1, (k, k))
     peaks_mask = (density >= cv2.dilate(density, np.ones((k // 2 * 2 + 1,) * 2, np.uint8)))
-    peaks_mask &= density > 0.12
+    peaks_mask &= density > DENSITY_FLOOR
     for c in taken:
         cv2.circle(peaks_mask.view(np.uint8), (int(c.x), int(c.y)), int(0.7 * c.side), 0, -1)
     found = _suppress(density, peaks_mask, spacing=0.0, fixed_radius=side / 2)
