@@ -39,6 +39,7 @@ READABLE = 0.5           # P(face | a die) below this: not a reading, flagged un
 SURE = 0.9               # below this, a die is read again at other quarter turns
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
+SAME_DIE = 0.6           # detections closer than this x die side are one die
 
 
 class TrayEdges:
@@ -91,7 +92,8 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
     found.sort(key=lambda cp: -float(cp[1][1:].max()))
     kept: list[tuple[Candidate, np.ndarray]] = []
     for c, p in found:
-        if all(math.hypot(c.x - k.x, c.y - k.y) > 0.6 * max(c.side, k.side) for k, _ in kept):
+        if all(math.hypot(c.x - k.x, c.y - k.y) > SAME_DIE * max(c.side, k.side)
+               for k, _ in kept):
             kept.append((c, p))
     return kept
 

@@ -31,6 +31,7 @@ CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob v
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
 DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
+TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x its side
 
 
 
@@ -112,9 +113,16 @@ def cluster_candidates(blobs: np.ndarray, side: float, taken: list[Candidate],
 
 def density_candidates(edges_mask: np.ndarray, side: float,
                        taken: list[Candidate]) -> list[Candidate]:
-    """Peaks of edge density over a die-sized window, away from the dice already found."""
+    """Peaks of edge density over a die-sized window, away from the dice already found.
+
+    The found dice's own edges are blanked first: next to a busy die, a plain die's weaker
+    peak would not be a maximum and would go unseen.
+    """
     k = max(3, int(round(side)))
-    density = cv2.boxFilter(edges_mask.astype(np.float32) / 255.0, -1, (k, k))
+    unexplained = edges_mask.copy()
+    for c in taken:
+        cv2.circle(unexplained, (int(c.x), int(c.y)), int(TAKEN_REACH * c.side), 0, -1)
+    density = cv2.boxFilter(unexplained.astype(np.float32) / 255.0, -1, (k, k))
     peaks_mask = (density >= cv2.dilate(density, np.ones((k // 2 * 2 + 1,) * 2, np.uint8)))
     peaks_mask &= density > DENSITY_FLOOR
     for c in taken:
