@@ -34,7 +34,7 @@ from station.vision.types import DetectedDie
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
 WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
-DIE_PROBABILITY = 0.5    # P(die) above which a candidate counts as a die
+DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is read again at other quarter turns
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
