@@ -38,6 +38,7 @@ DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is read again at other quarter turns
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
+READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
 
@@ -126,22 +127,35 @@ def _search(source: CropSource, work_side: int
     # Dice in one tray are one size: a candidate much smaller or larger than the typical die
     # (a blob that did not fill, two dice in one blob) is read again at the typical size.
     side = float(np.median([c.side for c, _ in dice]))
-    resized = [i for i, c in enumerate(candidates)
-               if not SIZE_SPREAD[0] * side <= c.side <= SIZE_SPREAD[1] * side]
-    if resized:
-        candidates = list(candidates)
-        for i in resized:
-            c = candidates[i]
-            candidates[i] = Candidate(c.x, c.y, float(np.clip(c.side, SIZE_SPREAD[0] * side,
-                                                                SIZE_SPREAD[1] * side)))
-        probs = probs.copy()
-        probs[resized] = _classify(source, [candidates[i] for i in resized])
-        dice = _accept(candidates, probs)
+    candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
+    dice = _accept(candidates, probs)
     extra = edges.dense(side, [c for c, _ in dice])
     if extra:
         dice = _accept([c for c, _ in dice] + extra, np.concatenate(
             [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
+    if dice:
+        # The dice are known now: each is read at nearly the size of the others.
+        side = float(np.median([c.side for c, _ in dice]))
+        found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
+                               side, READ_SPREAD)
+        dice = list(zip(found, probs))
     return _second_look(source, dice), edges
+
+
+def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, side: float,
+            spread: tuple[float, float]) -> tuple[list[Candidate], np.ndarray]:
+    """Candidates whose side is outside `spread` x `side` are read again at the nearest side
+    within it; the others keep their reading."""
+    low, high = spread[0] * side, spread[1] * side
+    resized = [i for i, c in enumerate(candidates) if not low <= c.side <= high]
+    if not resized:
+        return candidates, probs
+    candidates, probs = list(candidates), probs.copy()
+    for i in resized:
+        c = candidates[i]
+        candidates[i] = Candidate(c.x, c.y, float(np.clip(c.side, low, high)))
+    probs[resized] = _classify(source, [candidates[i] for i in resized])
+    return candidates, probs
 
 
 def read_tray(image_bgr: np.ndarray, calibration=None) -> list[DetectedDie]:
