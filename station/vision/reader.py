@@ -61,12 +61,15 @@ class TrayEdges:
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.filled))
 
-    def dense(self, side: float, taken: list[Candidate]) -> list[Candidate]:
-        """Edge-density peaks away from `taken`, and grids over clusters of touching dice."""
+    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = ()
+              ) -> list[Candidate]:
+        """Edge-density peaks away from `taken`, and grids over clusters of touching dice
+        (not over the `settled` dice: read surely, they need no second try at their centre)."""
         s = self.scale
-        work_taken = [Candidate(c.x * s, c.y * s, c.side * s) for c in taken]
-        return self._to_frame(density_candidates(self.edges, side * s, work_taken)
-                              + cluster_candidates(self.filled, side * s, work_taken))
+        work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
+                for found in (taken, settled)]
+        return self._to_frame(density_candidates(self.edges, side * s, work[0])
+                              + cluster_candidates(self.filled, side * s, *work))
 
 
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
@@ -129,7 +132,7 @@ def _search(source: CropSource, work_side: int
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    extra = edges.dense(side, [c for c, _ in dice])
+    extra = edges.dense(side, [c for c, _ in dice], [c for c, p in dice if p[1:].max() >= SURE])
     if extra:
         dice = _accept([c for c, _ in dice] + extra, np.concatenate(
             [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))

@@ -30,6 +30,7 @@ CLUSTER_MISSING = 0.2  # a blob this many die areas larger than its dice explain
 CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
+GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read
 DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
 TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x its side
 
@@ -80,7 +81,7 @@ def blob_candidates(blobs: np.ndarray) -> list[Candidate]:
 
 
 def cluster_candidates(blobs: np.ndarray, side: float, taken: list[Candidate],
-                       step: float = 0.25) -> list[Candidate]:
+                       settled: list[Candidate] = (), step: float = 0.25) -> list[Candidate]:
     """A grid of candidates (every `step` die sides) over blobs with more dice than found.
 
     Dice in a cluster merge into one blob whose distance-transform maxima may sit between
@@ -101,12 +102,15 @@ def cluster_candidates(blobs: np.ndarray, side: float, taken: list[Candidate],
     if not crowded:
         return []
     pitch = max(1.0, step * side)
+    free = np.ones((h, w), np.uint8)   # grid points on a surely read die would only find it again
+    for c in settled:
+        cv2.circle(free, (int(c.x), int(c.y)), int(GRID_CLEAR * c.side), 0, -1)
     found = []
     for i in crowded:
         x, y, bw, bh = stats[i, :4]
         for gy in np.arange(y + pitch / 2, y + bh, pitch):
             for gx in np.arange(x + pitch / 2, x + bw, pitch):
-                if labels[int(gy), int(gx)] == i:
+                if labels[int(gy), int(gx)] == i and free[int(gy), int(gx)]:
                     found.append(Candidate(float(gx), float(gy), side))
     return found
 
