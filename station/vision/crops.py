@@ -33,10 +33,12 @@ class CropSource:
         self.levels: dict[int, np.ndarray] = {0: image}
 
     def level(self, k: int) -> np.ndarray:
+        """The frame shrunk by sqrt(2)**k. From level 2 on, by halving level k-2: the same
+        area average, and halving is many times faster than a resize by an odd factor."""
         if k not in self.levels:
-            f = 2 ** (-k / 2)
-            h, w = self.image.shape[:2]
-            self.levels[k] = cv2.resize(self.image, (max(1, round(w * f)), max(1, round(h * f))),
+            source, f = (self.level(k - 2), 0.5) if k >= 2 else (self.image, 2 ** -0.5)
+            h, w = source.shape[:2]
+            self.levels[k] = cv2.resize(source, (max(1, round(w * f)), max(1, round(h * f))),
                                         interpolation=cv2.INTER_AREA)
         return self.levels[k]
 

@@ -1,6 +1,6 @@
 """`read_tray`: every die in a tray frame, with its top face, colour and flags.
 
-1. Scale: the frame is searched at a working size (long side `WORK_SIDE`); when the dice
+1. Scale: the frame is searched at a working size (long side at most `WORK_SIDE`); when the dice
    turn out small there, the search is repeated at a finer working size, so a 640x480 webcam
    and a 4K camera give dice of similar pixel size to the classifier.
 2. Candidates from the edges (`segment.py`), generous on purpose.
@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
                                        default_classifier)
 from station.vision.colour import colour_name
-from station.vision.crops import CropSource
+from station.vision.crops import CropSource, pyramid_level
 from station.vision.special_dice import read_special
 from station.vision.segment import (Candidate, blob_candidates, cluster_candidates,
                                     density_candidates, edge_map, filled_blobs, strong_edges)
@@ -44,13 +43,15 @@ SAME_DIE = 0.6           # detections closer than this x die side are one die
 
 
 class TrayEdges:
-    """The frame at working scale and its strong edges; candidates in frame pixels."""
+    """The frame at working scale and its strong edges; candidates in frame pixels.
 
-    def __init__(self, image: np.ndarray, work_side: int) -> None:
-        h, w = image.shape[:2]
-        self.scale = min(1.0, work_side / max(h, w))
-        work = image if self.scale == 1.0 else cv2.resize(
-            image, (round(w * self.scale), round(h * self.scale)), interpolation=cv2.INTER_AREA)
+    The working frame is the crop pyramid's largest level with a long side of at most
+    `work_side`: shrunk once for both.
+    """
+
+    def __init__(self, source: CropSource, work_side: int) -> None:
+        work = source.level(pyramid_level(max(source.image.shape[:2]), work_side))
+        self.scale = work.shape[1] / source.image.shape[1]
         self.edges = strong_edges(edge_map(work))
         self.filled = filled_blobs(self.edges)
 
@@ -75,7 +76,7 @@ class TrayEdges:
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
     """Every candidate the reader would look at when the dice are `side` pixels wide (the
     training script's source of "not a die" crops)."""
-    edges = TrayEdges(image, work_side)
+    edges = TrayEdges(CropSource(image), work_side)
     return edges.blobs() + edges.dense(side, [])
 
 
@@ -121,7 +122,7 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
 
 def _search(source: CropSource, work_side: int
             ) -> tuple[list[tuple[Candidate, np.ndarray]], TrayEdges]:
-    edges = TrayEdges(source.image, work_side)
+    edges = TrayEdges(source, work_side)
     candidates = edges.blobs()
     probs = _classify(source, candidates)
     dice = _accept(candidates, probs)
