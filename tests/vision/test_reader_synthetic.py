@@ -23,9 +23,9 @@ def test_rendered_trays_are_read():
         rendered = random_tray(rng, size=size, dice=(8, 16))
         total.add(score_image(read_tray(rendered.image), labels_of(rendered)))
     assert total.labelled >= 24
-    # Measured 0.76 on these three trays (small dice at 640x480 are the hard part); the
-    # benchmark reports the full figure over 500 trays.
-    assert total.accuracy >= 0.7, total.confusion_text()
+    # Measured 0.83 (34 of 41) on these three trays (small dice at 640x480 are the hard
+    # part); the benchmark reports the full figure over 500 trays.
+    assert total.accuracy >= 0.78, total.confusion_text()
     assert total.false <= 2
 
 
@@ -48,7 +48,7 @@ def test_leaning_dice_are_flagged_not_guessed():
             seen = [d for d in dice if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
             guessed += any(d.value is not None for d in seen)
     assert cocked >= 4
-    assert guessed <= cocked // 2     # measured: 3 of 8 still get a value
+    assert guessed <= 2     # measured: 1 of 8 still gets a value
 
 
 @pytest.fixture(scope="module")
