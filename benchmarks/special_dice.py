@@ -48,8 +48,12 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
                            if calibrated else None)
         profile = None
         if calibrated:
-            from station.vision.calibration import calibrate_image
-            profile = calibrate_image(shot.image)
+            from station.vision.calibration import CalibrationError, calibrate_image
+            try:
+                profile = calibrate_image(shot.image)
+            except CalibrationError:
+                counts["trays whose markers were not found"] += 1
+                continue
         side = float(np.median([side_px(t) for t in shot.truth]))
         h, w = shot.image.shape[:2]
         for _ in range(3):   # places with no die: floor, walls, markers
@@ -101,6 +105,8 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
 def report(name: str, result: dict) -> None:
     c = result["counts"]
     print(f"== {name}: {result['seconds']:.0f} s")
+    if c["trays whose markers were not found"]:
+        print(f"trays skipped, markers not found: {c['trays whose markers were not found']}")
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
         errors = np.array(result["stats"][key])
