@@ -8,7 +8,8 @@ the dice, tumbling, then stillness (`station.fakes.tray_sequence`). The detector
 frames one by one. Printed: the latency from the frame in which the last die came to rest
 to the frame that triggered the reading (median, max), readings taken while a die still
 moved (by the renderer's truth: more than 0.15 mm or 0.3 degrees from its resting pose) or
-while the hand was in the tray, rolls with no reading, and the detector's time per frame.
+while the hand was in the tray, rolls with no reading, extra readings of a roll (the
+detector thought the dice moved again), and the detector's time per frame.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def main() -> int:
         for r in reads:
             while_moving += seq.moving[r]
             during_hand += seq.states[r] == "hand"
-        latencies.append((reads[-1] - seq.stop_index) / args.fps * 1000)
+        latencies.append((reads[0] - seq.stop_index) / args.fps * 1000)
     lat = np.array(latencies)
     print(f"rolls: {args.rolls} at {args.fps:g} fps, still time {args.still * 1000:.0f} ms")
     if len(lat):

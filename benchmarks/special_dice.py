@@ -10,7 +10,7 @@ its box, side of its top face: what a segmenter hands over) and given to
   arrow faces, on HIT faces' small arrows, uncalibrated (image bearing) and calibrated (tray
   bearing through a profile computed from the tray's ArUco markers);
 - artillery: faces right / total, per font;
-- d6 dice wrongly taken for special dice.
+- d6 dice, and places with no die (3 random spots a tray), wrongly taken for special dice.
 """
 
 from __future__ import annotations
@@ -48,8 +48,21 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
                            if calibrated else None)
         profile = None
         if calibrated:
-            from station.vision.calibration import calibrate_image
-            profile = calibrate_image(shot.image)
+            from station.vision.calibration import CalibrationError, calibrate_image
+            try:
+                profile = calibrate_image(shot.image)
+            except CalibrationError:
+                counts["trays whose markers were not found"] += 1
+                continue
+        side = float(np.median([side_px(t) for t in shot.truth]))
+        h, w = shot.image.shape[:2]
+        for _ in range(3):   # places with no die: floor, walls, markers
+            cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
+            if not any(t.box[0] - side / 2 < cx < t.box[2] + side / 2
+                       and t.box[1] - side / 2 < cy < t.box[3] + side / 2 for t in shot.truth):
+                counts["no die"] += 1
+                counts["no die taken for special"] += read_special(shot.image, cx, cy,
+                                                                   side) is not None
         for t in shot.truth:
             x0, y0, x1, y1 = t.box
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -92,6 +105,8 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
 def report(name: str, result: dict) -> None:
     c = result["counts"]
     print(f"== {name}: {result['seconds']:.0f} s")
+    if c["trays whose markers were not found"]:
+        print(f"trays skipped, markers not found: {c['trays whose markers were not found']}")
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
         errors = np.array(result["stats"][key])
@@ -103,7 +118,8 @@ def report(name: str, result: dict) -> None:
           f"({100 * c['artillery right'] / max(1, c['artillery']):.2f} %)")
     for font, n in sorted(result["fonts"].items()):
         print(f"  {font:17s} {result['font_ok'][font]}/{n}")
-    print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}")
+    print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; places with no "
+          f"die taken for special dice: {c['no die taken for special']}/{c['no die']}")
 
 
 def main() -> int:

@@ -4,12 +4,13 @@
 
 Data: dice rendered by the synthetic tray renderer (d6 pips, scatter arrows and HIT faces,
 artillery numerals and misfire symbols), each cut as a segmenter would hand it over (centre
-and side jittered) and turned into the 32x32 face view `special_dice.face_view` gives.
+and side jittered) and turned into the 32x32 face view `special_dice.face_view` gives, plus
+places that are no die (tray floor, walls, markers), which count as "other" like pips.
 Artillery numerals are drawn in TRAIN_FONTS only, so the benchmark's other font
 (Source Sans) measures how the reader does on a typeface it never saw. Each face is also
 shown slightly scaled, sheared and shifted (other typefaces' proportions).
 The network: 384 features -> 96 ReLU -> 9 classes, Adam, cross-entropy, trained in numpy
-(deterministic for a seed). Takes a few minutes on one core.
+(deterministic for a seed). Takes 10-15 minutes on one core.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def collect(trays: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     faces, labels = [], []
     for _ in range(trays):
         shot = random_tray(rng, size=SIZES[int(rng.integers(len(SIZES)))], dice=(1, 4),
+                           markers=bool(rng.random() < 0.3),
                            special={"scatter": (1, 2), "artillery": (1, 3)},
                            fonts=TRAIN_FONTS)
         for t in shot.truth:
@@ -64,7 +66,20 @@ def collect(trays: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
                 if view is None:
                     continue
                 faces.append(_distort(view[0], rng))
-                labels.append(CLASSES.index("d6" if t.kind == "d6" else t.value))
+                labels.append(CLASSES.index("other" if t.kind == "d6" else t.value))
+        # Places that are not dice (floor, walls, markers, edges of dice): "other" too.
+        side = float(np.median([side_of(t) for t in shot.truth]))
+        h, w = shot.image.shape[:2]
+        for _ in range(3):
+            cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
+            if any(t.box[0] - side / 2 < cx < t.box[2] + side / 2
+                   and t.box[1] - side / 2 < cy < t.box[3] + side / 2 for t in shot.truth):
+                continue
+            crop, _ = _cut(shot.image, cx, cy, side)
+            view = face_view(crop, None, side) if crop is not None else None
+            if view is not None:
+                faces.append(view[0])
+                labels.append(CLASSES.index("other"))
     return np.stack(faces), np.array(labels)
 
 

@@ -163,6 +163,16 @@ class TrayCalibration:
         d = p1 - p0
         return math.degrees(math.atan2(d[0], -d[1])) % 360.0
 
+    def on_marker(self, x: float, y: float) -> bool:
+        """Whether pixel (x, y) falls on one of the marker tiles (not a die: skip it)."""
+        for corners in self.markers_px.values():
+            c = np.asarray(corners, float)
+            centre = c.mean(axis=0)
+            tile = centre + (c - centre) * (TILE_MM / MARKER_MM)
+            if cv2.pointPolygonTest(tile.astype(np.float32), (float(x), float(y)), False) >= 0:
+                return True
+        return False
+
     def for_image(self, width: int, height: int) -> TrayCalibration:
         """This profile for frames of another size from the same camera (same aspect)."""
         w0, h0 = self.image_size

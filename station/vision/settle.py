@@ -91,8 +91,11 @@ class SettleDetector:
         moved = diff > self._threshold()
         changed = int(moved.sum())
         self._previous = grey
+        # Against the still period's first frame the bar is higher: that frame may hold the
+        # last fraction of a pixel of movement, which noise must not keep re-triggering.
+        crept = np.abs(grey - self._anchor) > 1.5 * self._threshold()
         moving = changed >= self.config.min_changed_px or \
-            int(self._changed(grey, self._anchor).sum()) >= self.config.min_changed_px
+            int(crept.sum()) >= self.config.min_changed_px
         if moving:
             self._anchor, self._still_since, self._read_done = grey, t, False
         else:

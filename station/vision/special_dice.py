@@ -19,8 +19,8 @@ Out of the box, no teaching at the table:
    neural network (numpy, weights in `special_dice_weights.npz`, trained by
    `benchmarks/special_train.py` on rendered dice: pips, arrows, HIT, numerals in several
    sans-serif fonts, misfire symbols and words) averaged over the four quarter turns, so a
-   numeral is read whichever way up it lies. Classes: pips (None), arrow, hit, 2, 4, 6, 8,
-   10, misfire.
+   numeral is read whichever way up it lies. Classes: other (pips,
+   or no die at all: None), arrow, hit, 2, 4, 6, 8, 10, misfire.
 4. Bearings are measured, not classified: the arrow's axis from the brightness-weighted
    second moments of its ink (sub-pixel, exact for a mirror-symmetric arrow), its head from
    which end is wider. On a HIT face the small arrow is the elongated mark beside the word.
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CLASSES = ("d6", "arrow", "hit", 2, 4, 6, 8, 10, "misfire")
+CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire")   # other: pips, no die
 FACE_PX = 32                # side of the normalised face the network reads
 CONTEXT = 1.5               # crop side / die side in read_special
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
@@ -99,7 +99,7 @@ def classify_crop(crop: np.ndarray, mask: np.ndarray | None = None,
     probs = _model().predict(canonical)
     best = int(np.argmax(probs))
     label, confidence = CLASSES[best], float(probs[best])
-    if label == "d6" or confidence < MIN_PROBABILITY:
+    if label == "other" or confidence < MIN_PROBABILITY:
         return None
     if label == "arrow":
         arrow = _arrow_bearing(max(blobs, key=lambda b: b.area)) if blobs else None

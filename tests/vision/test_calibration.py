@@ -124,3 +124,8 @@ def test_cli_writes_a_profile_and_rejects_bad_input(tmp_path, shot, capsys):
     assert cv2.imread(str(preview)) is not None
     assert main(["calibrate", "tray", str(tmp_path / "nope.jpg")]) == 2
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_marker_tiles_are_not_dice(shot, profile):
+    assert all(profile.on_marker(*np.mean(c, axis=0)) for c in shot.markers.values())
+    assert not any(profile.on_marker(*die.center) for die in shot.truth)
