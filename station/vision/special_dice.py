@@ -12,8 +12,9 @@
     reading.confidence   # 0..1
 
 Out of the box, no teaching at the table:
-1. The top face: the commonest colour near the crop's centre, grown into a convex region
-   (side faces are shaded differently, neighbouring dice differ in colour).
+1. The top face: a common colour near the crop's centre, grown into a convex region
+   (side faces are shaded differently, neighbouring dice differ in colour); of the colour
+   clusters grown at a few tolerances, the region closest to a die face's area.
 2. The ink: marks brighter or darker than the face (both polarities), as a 0..1 map.
 3. The face, turned square to its outline and scaled to 32x32, is classified by a small
    neural network (numpy, weights in `special_dice_weights.npz`, trained by
@@ -41,6 +42,8 @@ CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire")   # other: pips, 
 FACE_PX = 32                # side of the normalised face the network reads
 CONTEXT = 1.5               # crop side / die side in read_special
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
+FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
+TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 WEIGHTS = os.path.join(os.path.dirname(__file__), "special_dice_weights.npz")
 
 
@@ -160,20 +163,25 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
     _, labels_k, centres = cv2.kmeans(samples, 3, start.astype(np.int32).reshape(-1, 1),
                                       (cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5), 1,
                                       cv2.KMEANS_USE_INITIAL_LABELS)
+    # Light falls off across the face and glare brightens part of it, so a tight colour
+    # tolerance can keep only part of the face: of every cluster grown at a few
+    # tolerances, keep the region closest to a die face's area.
     counts = np.bincount(labels_k.ravel(), minlength=3)
-    top = np.zeros((h, w), bool)
+    top, best = np.zeros((h, w), bool), math.inf
     for cluster in np.argsort(-counts):
-        top = _region_of(lab, centres[cluster], central, mask)
-        if 0.3 * side * side < top.sum() < 2.0 * side * side:
-            break
+        for widen in TOLERANCE_STEPS:
+            region = _region_of(lab, centres[cluster], central, mask, widen)
+            miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * side * side)))
+            if miss < best:
+                top, best = region, miss
     return top
 
 
-def _region_of(lab, body, central, mask) -> np.ndarray:
+def _region_of(lab, body, central, mask, widen: float = 1.0) -> np.ndarray:
     """The convex hull of the body-coloured component covering most of the centre."""
     h, w = lab.shape[:2]
     dist = np.linalg.norm(lab - body, axis=2)
-    tol = max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker or lighter
+    tol = widen * max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker/lighter
     like = (dist < tol).astype(np.uint8)
     if mask is not None:
         like &= mask.astype(np.uint8)
