@@ -1,28 +1,39 @@
 """Benchmark: scatter and artillery dice read from synthetic trays (issue 4 targets).
 
-    PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1]
+    PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
-holds a few d6 and 1-3 special dice. Every die is cut where the renderer put it (centre of
-its box, side of its top face: what a segmenter hands over) and given to
-`station.vision.special_dice.read_special`. Printed:
+holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
+(centre of its box, side of its top face: what a segmenter hands over) and given to
+`station.vision.special_dice.read_special`. With --end-to-end the whole reader runs instead
+(`station.vision.read_tray`, with the tray's calibration profile on calibrated trays), so the
+d6 network's segmentation and its gating of special dice count too; a die is matched to the
+reading nearest its top face's centre (within half a side). Printed:
 - scatter: HIT-vs-arrow right / total; bearing error (degrees) median and 95th percentile on
   arrow faces, on HIT faces' small arrows, uncalibrated (image bearing) and calibrated (tray
   bearing through a profile computed from the tray's ArUco markers);
 - artillery: faces right / total, per font;
-- d6 dice, and places with no die (3 random spots a tray), wrongly taken for special dice.
+- d6 dice wrongly taken for special dice; per die: places with no die (3 random spots a
+  tray) taken for special dice; end to end: readings where there is no die;
+- cocked: on trays where 30 % of the dice lean on another die or the wall (seed + 2, a fifth
+  as many trays), the cocked special dice flagged cocked (value None) and those read as a face,
+  and flat special dice wrongly flagged cocked.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections import Counter, defaultdict
 
+import cv2
 import numpy as np
 
 from station.fakes.tray import random_tray
+from station.vision.calibration import CalibrationError, calibrate_image
+from station.vision.reader import read_tray
 from station.vision.special_dice import read_special
 
 
@@ -35,7 +46,50 @@ def side_px(truth) -> float:
     return float(np.mean([np.hypot(*(c[i] - c[(i + 1) % 4])) for i in range(4)]))
 
 
-def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
+def centre_of(truth) -> tuple[float, float]:
+    x0, y0, x1, y1 = truth.box
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def per_die(shot, profile, counts, spots) -> list:
+    """Each die cut where the renderer put it, read by read_special; bearings to the tray."""
+    got = []
+    for t in shot.truth:
+        cx, cy = centre_of(t)
+        r = read_special(shot.image, cx, cy, side_px(t))
+        if r is not None and r.bearing_deg is not None and profile is not None:
+            r.bearing_deg = profile.bearing_to_tray(r.bearing_deg, cx, cy)
+        got.append(r)
+    side = float(np.median([side_px(t) for t in shot.truth]))
+    for cx, cy in spots:
+        counts["no die"] += 1
+        counts["no die taken for special"] += read_special(shot.image, cx, cy, side) is not None
+    return got
+
+
+def end_to_end(shot, profile, counts) -> list:
+    """The whole reader on the frame; each die matched to the nearest reading."""
+    dice = read_tray(shot.image, calibration=profile)
+    pairs = sorted((math.dist(t.center, d.center), i, j) for i, t in enumerate(shot.truth)
+                   for j, d in enumerate(dice) if math.dist(t.center, d.center) < side_px(t) / 2)
+    got, used = [None] * len(shot.truth), set()
+    for _, i, j in pairs:
+        if got[i] is None and j not in used:
+            got[i] = dice[j]
+            used.add(j)
+    phantoms = [d for j, d in enumerate(dice) if j not in used]
+    counts["readings where there is no die"] += len(phantoms)
+    counts["of them special"] += sum(d.kind != "d6" for d in phantoms)
+    return got
+
+
+def flagged_cocked(got) -> bool:
+    """A reading that says "cocked, re-roll" (read_special: value None; read_tray: the flag)."""
+    return got is not None and got.value is None and "unreadable" not in getattr(got, "flags", ())
+
+
+def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
+        whole_reader: bool = False, cocked: float = 0.0) -> dict:
     rng = np.random.default_rng(seed)
     stats = defaultdict(list)
     counts = Counter()
@@ -45,10 +99,9 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
     for index in range(trays):
         shot = random_tray(rng, dice=(0, 6), special={"scatter": (1, 2), "artillery": (1, 2)},
                            markers=calibrated, yaw_deg=float(rng.uniform(-180, 180))
-                           if calibrated else None)
+                           if calibrated else None, cocked=cocked)
         profile = None
         if calibrated:
-            from station.vision.calibration import CalibrationError, calibrate_image
             try:
                 profile = calibrate_image(shot.image)
             except CalibrationError:
@@ -56,50 +109,53 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False) -> dict:
                 continue
         side = float(np.median([side_px(t) for t in shot.truth]))
         h, w = shot.image.shape[:2]
-        for _ in range(3):   # places with no die: floor, walls, markers
+        spots = []   # places with no die: floor, walls, markers
+        for _ in range(3):
             cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
             if not any(t.box[0] - side / 2 < cx < t.box[2] + side / 2
                        and t.box[1] - side / 2 < cy < t.box[3] + side / 2 for t in shot.truth):
-                counts["no die"] += 1
-                counts["no die taken for special"] += read_special(shot.image, cx, cy,
-                                                                   side) is not None
-        for t in shot.truth:
-            x0, y0, x1, y1 = t.box
-            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-            got = read_special(shot.image, cx, cy, side_px(t))
-            if t.kind == "d6":
-                counts["d6"] += 1
-                counts["d6 taken for special"] += got is not None
-                if got is not None and verbose:
-                    print(f"tray {index}: d6 {t.value} read as {got}", file=sys.stderr)
-                continue
-            counts[t.kind] += 1
-            ok_kind = got is not None and got.kind == t.kind
-            if t.kind == "scatter":
-                right = ok_kind and got.value == t.value
-                counts["scatter right"] += right
-                if not right and verbose:
-                    print(f"tray {index}: scatter {t.value} read as {got}", file=sys.stderr)
-                if right and t.bearing_deg is not None:
-                    key = "arrow" if t.value == "arrow" else "hit arrow"
-                    if got.bearing_deg is None:
-                        counts[f"{key} without bearing"] += 1
-                        continue
-                    if calibrated:
-                        bearing = profile.bearing_to_tray(got.bearing_deg, cx, cy)
-                        stats[key].append(angle_error(bearing, t.bearing_tray_deg))
-                    else:
-                        stats[key].append(angle_error(got.bearing_deg, t.bearing_deg))
-            else:
-                fonts[t.font] += 1
-                right = ok_kind and got.value == t.value
-                counts["artillery right"] += right
-                font_ok[t.font] += right
-                if not right and verbose:
-                    print(f"tray {index}: artillery {t.value} ({t.font}) read as {got}",
-                          file=sys.stderr)
+                spots.append((cx, cy))
+        readings = end_to_end(shot, profile, counts) if whole_reader else \
+            per_die(shot, profile, counts, spots)
+        for t, got in zip(shot.truth, readings):
+            score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose)
     return dict(stats=stats, counts=counts, fonts=fonts, font_ok=font_ok,
                 seconds=time.perf_counter() - start)
+
+
+def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> None:
+    """Count one die's reading (`got`: None when not read at all, or not as a special die by
+    read_special; read_tray's readings are d6 dice too)."""
+    if verbose and t.kind != "d6" and (got is None or got.kind != t.kind
+                                       or got.value != t.value):
+        print(f"tray {index}: {t.kind} {t.value} ({t.font or ''}{' cocked' * ('cocked' in t.flags)}) "
+              f"read as {got}", file=sys.stderr)
+    if "cocked" in t.flags:
+        if t.kind != "d6":
+            counts["cocked special"] += 1
+            counts["cocked special flagged"] += flagged_cocked(got)
+            counts["cocked special read as a face"] += got is not None and got.value is not None
+        return
+    if t.kind == "d6":
+        counts["d6"] += 1
+        counts["d6 taken for special"] += got is not None and got.kind != "d6"
+        return
+    counts[t.kind] += 1
+    counts["flat special flagged cocked"] += flagged_cocked(got)
+    right = got is not None and got.kind == t.kind and got.value == t.value
+    if t.kind == "scatter":
+        counts["scatter right"] += right
+        if right and t.bearing_deg is not None:
+            key = "arrow" if t.value == "arrow" else "hit arrow"
+            if got.bearing_deg is None:
+                counts[f"{key} without bearing"] += 1
+            else:
+                truth = t.bearing_tray_deg if calibrated else t.bearing_deg
+                stats[key].append(angle_error(got.bearing_deg, truth))
+    else:
+        fonts[t.font] += 1
+        counts["artillery right"] += right
+        font_ok[t.font] += right
 
 
 def report(name: str, result: dict) -> None:
@@ -107,6 +163,12 @@ def report(name: str, result: dict) -> None:
     print(f"== {name}: {result['seconds']:.0f} s")
     if c["trays whose markers were not found"]:
         print(f"trays skipped, markers not found: {c['trays whose markers were not found']}")
+    if c["cocked special"]:
+        print(f"cocked special dice flagged cocked: {c['cocked special flagged']}/"
+              f"{c['cocked special']}; read as a face: {c['cocked special read as a face']}")
+        print(f"flat special dice flagged cocked: {c['flat special flagged cocked']}/"
+              f"{c['scatter'] + c['artillery']}")
+        return
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
         errors = np.array(result["stats"][key])
@@ -118,21 +180,34 @@ def report(name: str, result: dict) -> None:
           f"({100 * c['artillery right'] / max(1, c['artillery']):.2f} %)")
     for font, n in sorted(result["fonts"].items()):
         print(f"  {font:17s} {result['font_ok'][font]}/{n}")
-    print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; places with no "
-          f"die taken for special dice: {c['no die taken for special']}/{c['no die']}")
+    print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; "
+          f"flat special dice flagged cocked: {c['flat special flagged cocked']}")
+    if c["no die"]:
+        print(f"places with no die taken for special dice: "
+              f"{c['no die taken for special']}/{c['no die']}")
+    else:
+        print(f"readings where there is no die: {c['readings where there is no die']}, "
+              f"of them special dice: {c['of them special']}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trays", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", choices=["uncalibrated", "calibrated"])
+    parser.add_argument("--only", choices=["uncalibrated", "calibrated", "cocked"])
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="run the whole reader (read_tray) instead of read_special")
     parser.add_argument("--verbose", action="store_true", help="print every miss to stderr")
     args = parser.parse_args()
-    if args.only != "calibrated":
-        report("uncalibrated", run(args.trays, args.seed, False, args.verbose))
-    if args.only != "uncalibrated":
-        report("calibrated", run(args.trays, args.seed + 1, True, args.verbose))
+    cv2.setNumThreads(1)
+    mode = "end to end" if args.end_to_end else "per die"
+    runs = {"uncalibrated": (args.trays, args.seed, False, 0.0),
+            "calibrated": (args.trays, args.seed + 1, True, 0.0),
+            "cocked": (max(1, args.trays // 5), args.seed + 2, False, 0.3)}
+    for name, (trays, seed, calibrated, cocked) in runs.items():
+        if args.only in (None, name):
+            report(f"{name}, {mode}", run(trays, seed, calibrated, args.verbose,
+                                          args.end_to_end, cocked))
     return 0
 
 

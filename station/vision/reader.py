@@ -187,6 +187,8 @@ def read_tray(image_bgr: np.ndarray, calibration=None) -> list[DetectedDie]:
     if calibration is not None:
         h, w = image.shape[:2]
         calibration = calibration.for_image(w, h)
+        # The calibration sheet's marker tiles in the tray's corners are not dice.
+        dice = [(c, p) for c, p in dice if not calibration.on_marker(c.x, c.y)]
     return [_describe(image, c, p, dice, calibration) for c, p in dice]
 
 
@@ -211,6 +213,8 @@ def _describe(image, c: Candidate, p: np.ndarray, dice, calibration) -> Detected
             die.kind, die.value = special.kind, special.value
             die.bearing_deg = special.bearing_deg
             die.confidence = min(confidence, special.confidence)
+            if special.value is None:     # leaning on a die or the wall: re-roll it
+                die.flags.append("cocked")
         else:
             die.flags.append("unreadable")
             die.value = None

@@ -3,28 +3,28 @@
     from station.vision.special_dice import read_special, classify_crop
 
     reading = read_special(image, x, y, side)     # a die found at (x, y), `side` pixels wide
-    reading = classify_crop(crop, mask=None)      # or: an axis-aligned BGR crop of one die
+    reading = classify_crop(crop)                 # or: an axis-aligned BGR crop of one die
     if reading is None: ...                       # not a special die: read it as a d6
     reading.kind         # "scatter" or "artillery"
-    reading.value        # scatter "arrow" / "hit"; artillery 2, 4, 6, 8, 10 or "misfire"
+    reading.value        # scatter "arrow" / "hit"; artillery 2, 4, 6, 8, 10 or "misfire";
+                         # None: the die is cocked (leaning on a die or the wall): re-roll
     reading.bearing_deg  # scatter: the arrow's direction in image coordinates, degrees
                          # clockwise from image up (on HIT the small arrow's; None if none)
     reading.confidence   # 0..1
 
 Out of the box, no teaching at the table:
-1. The top face: a common colour near the crop's centre, grown into a convex region
-   (side faces are shaded differently, neighbouring dice differ in colour); of the colour
-   clusters grown at a few tolerances, the region closest to a die face's area.
-2. The ink: marks brighter or darker than the face (both polarities), as a 0..1 map.
-3. The face, turned square to its outline and scaled to 32x32, is classified by a small
-   neural network (numpy, weights in `special_dice_weights.npz`, trained by
-   `benchmarks/special_train.py` on rendered dice: pips, arrows, HIT, numerals in several
-   sans-serif fonts, misfire symbols and words) averaged over the four quarter turns, so a
-   numeral is read whichever way up it lies. Classes: other (pips,
-   or no die at all: None), arrow, hit, 2, 4, 6, 8, 10, misfire.
-4. Bearings are measured, not classified: the arrow's axis from the brightness-weighted
-   second moments of its ink (sub-pixel, exact for a mirror-symmetric arrow), its head from
-   which end is wider. On a HIT face the small arrow is the elongated mark beside the word.
+1. The face: a small CNN (ONNX, run by OpenCV's dnn module like the d6 network; weights
+   `weights/special_faces.onnx`, trained by `station/vision/training/train_special.py` on
+   rendered dice in several sans-serif fonts) reads a 40x40 crop of the die, 1.5 sides wide,
+   averaged over its four quarter turns so that numerals read whichever way up they lie.
+   Classes: other (pips, or no die at all: None), arrow, hit, 2, 4, 6, 8, 10, misfire and
+   cocked (any face, leaning).
+2. Bearings are measured, not classified, on the full-resolution pixels: the top face is a
+   common colour near the crop's centre grown into a convex region (side faces are shaded
+   differently, neighbouring dice differ in colour); its marks, brighter or darker than it,
+   are the ink. The arrow's axis comes from the brightness-weighted second moments of its
+   ink (sub-pixel, exact for a mirror-symmetric arrow), its head from which end is wider.
+   On a HIT face the small arrow is the arrow-shaped mark farthest from the word.
 RULES.md SCAT-1..3 use these readings.
 """
 
@@ -38,19 +38,26 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire")   # other: pips, no die
-FACE_PX = 32                # side of the normalised face the network reads
-CONTEXT = 1.5               # crop side / die side in read_special
+from station.vision.classifier import normalise
+from station.vision.crops import CropSource
+
+# other: pips, or no die at all; cocked: a die leaning on another or the wall (any face)
+CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire", "cocked")
+FACE_CROP = 40              # side of the crop the face network reads, pixels
+CONTEXT = 1.5               # crop side / die side
+COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
+COCKED_PROBABILITY = 0.8    # P(cocked) from which a die is flagged cocked, not read
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
-WEIGHTS = os.path.join(os.path.dirname(__file__), "special_dice_weights.npz")
+MIN_CONTRAST = 25           # grey levels between the face and its print
+WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 
 
 @dataclass
 class SpecialReading:
     kind: str
-    value: int | str
+    value: int | str | None      # None: cocked
     bearing_deg: float | None
     confidence: float
 
@@ -65,83 +72,100 @@ class _Blob:
     centre: np.ndarray      # (x, y) pixels in the crop
 
 
-def read_special(image: np.ndarray, x: float, y: float, side: float,
-                 mask: np.ndarray | None = None) -> SpecialReading | None:
+def read_special(image: np.ndarray, x: float, y: float, side: float
+                 ) -> SpecialReading | None:
     """Read the die centred at (x, y) with the given side (pixels) in a full BGR frame.
 
-    mask: optional full-frame uint8/bool mask of this die. The bearing is in the frame's
-    image coordinates (the crop is axis-aligned, so nothing needs converting).
+    The bearing is in the frame's image coordinates. A cocked die (leaning on another die
+    or the wall) gives a reading with value None: re-roll it.
     """
-    crop, crop_mask = _cut(image, x, y, side, mask)
-    if crop is None:
+    if side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
-    return classify_crop(crop, crop_mask, side_px=side)
-
-
-def _cut(image, x, y, side, mask=None):
-    half = side * CONTEXT / 2
-    h, w = image.shape[:2]
-    x0, y0 = max(0, int(round(x - half))), max(0, int(round(y - half)))
-    x1, y1 = min(w, int(round(x + half)) + 1), min(h, int(round(y + half)) + 1)
-    if x1 - x0 < 6 or y1 - y0 < 6:
-        return None, None
-    return image[y0:y1, x0:x1], None if mask is None else mask[y0:y1, x0:x1]
-
-
-def classify_crop(crop: np.ndarray, mask: np.ndarray | None = None,
-                  side_px: float | None = None) -> SpecialReading | None:
-    """The special face shown by the die in `crop` (BGR), or None when it is not one.
-
-    mask: optional mask of the die in the crop (non-zero = die). side_px: the die's side
-    when known (else estimated from the mask, or from the crop as `CONTEXT` x the side).
-    """
-    face = face_view(crop, mask, side_px)
-    if face is None:
-        return None
-    canonical, blobs = face
-    probs = _model().predict(canonical)
+    probs = _model().predict(face_crop(image, x, y, side))
+    cocked = float(probs[COCKED])
+    if cocked >= COCKED_PROBABILITY:
+        scatter = probs[CLASSES.index("arrow")] + probs[CLASSES.index("hit")]
+        kind = "scatter" if scatter > probs[3:COCKED].sum() else "artillery"
+        return SpecialReading(kind, None, None, cocked)
+    probs = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
     best = int(np.argmax(probs))
     label, confidence = CLASSES[best], float(probs[best])
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
+    if label not in ("arrow", "hit"):
+        return SpecialReading("artillery", label, None, confidence)
+    marks = _marks(_cut(image, x, y, side), side)
     if label == "arrow":
-        arrow = _arrow_bearing(max(blobs, key=lambda b: b.area)) if blobs else None
-        return SpecialReading("scatter", "arrow", arrow[0] if arrow else None, confidence)
-    if label == "hit":
-        return SpecialReading("scatter", "hit", _small_arrow_bearing(blobs), confidence)
-    return SpecialReading("artillery", label, None, confidence)
+        return SpecialReading("scatter", "arrow", _arrow_of(marks), confidence)
+    return SpecialReading("scatter", "hit", _small_arrow_of(marks), confidence)
 
 
-def face_view(crop: np.ndarray, mask: np.ndarray | None = None, side_px: float | None = None
-              ) -> tuple[np.ndarray, list[_Blob]] | None:
-    """The top face's ink as a FACE_PX square turned square to the face, and its marks."""
-    if crop is None or crop.ndim != 3 or crop.shape[0] < 6 or crop.shape[1] < 6:
+def face_crop(image: np.ndarray, x: float, y: float, side: float,
+              angle_deg: float = 0.0) -> np.ndarray:
+    """The face network's input: a FACE_CROP square BGR crop of the die at (x, y), CONTEXT
+    times its side wide, turned by angle_deg, from any camera resolution (shared with the
+    training script). Only the die's neighbourhood is shrunk, not the whole frame; its corner
+    sits on a multiple of 8 pixels so that the shrinking grid is the frame's."""
+    reach = side * CONTEXT * 0.75 + 4          # half the crop's diagonal and a margin
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(x - reach) // 8 * 8), max(0, int(y - reach) // 8 * 8)
+    x1, y1 = min(w, int(x + reach) + 2), min(h, int(y + reach) + 2)
+    return CropSource(image[y0:y1, x0:x1]).crop(x - x0, y - y0, side, angle_deg,
+                                                 FACE_CROP, CONTEXT)
+
+
+def _cut(image, x, y, side) -> np.ndarray:
+    """The axis-aligned full-resolution crop, CONTEXT sides wide, that bearings are read on."""
+    half = side * CONTEXT / 2
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(round(x - half))), max(0, int(round(y - half)))
+    x1, y1 = min(w, int(round(x + half)) + 1), min(h, int(round(y + half)) + 1)
+    return image[y0:y1, x0:x1]
+
+
+def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
+    """`read_special` on an axis-aligned BGR crop with the die in its middle; side_px: the
+    die's side (default: the crop's side / CONTEXT)."""
+    if crop is None or crop.ndim != 3 or min(crop.shape[:2]) < 6:
         return None
-    mask = None if mask is None else np.asarray(mask) > 0
-    side = side_px or (math.sqrt(float(mask.sum())) if mask is not None
-                       else min(crop.shape[:2]) / CONTEXT)
-    top = _top_face(crop, side, mask)
+    h, w = crop.shape[:2]
+    return read_special(crop, w / 2, h / 2, side_px or min(h, w) / CONTEXT)
+
+
+def _marks(crop: np.ndarray, side: float) -> list[list[_Blob]]:
+    """The marks on the die's top face in `crop`: those of the stronger polarity (brighter or
+    darker than the face), then those of the other one (a glare spot on a light die can be
+    brighter than its dark print is dark). Empty if the face is not found."""
+    if min(crop.shape[:2]) < 6:
+        return []
+    top = _top_face(crop, side)
     if not 0.3 * side * side < top.sum() < 2.0 * side * side:
-        return None
+        return []
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    weight = _ink(grey, top, side)
-    if weight is None:
-        return None
-    contours, _ = cv2.findContours(top.astype(np.uint8), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
-    (cx, cy), (w, h), angle = cv2.minAreaRect(max(contours, key=cv2.contourArea))
-    span = min(max(w, h, 4.0), 1.15 * side)   # not wider than a die, if sides crept in
-    M = cv2.getRotationMatrix2D((cx, cy), angle, FACE_PX / span)
-    M[:, 2] += FACE_PX / 2 - cx, FACE_PX / 2 - cy
-    canonical = cv2.warpAffine(weight, M, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA
-                               if span > FACE_PX else cv2.INTER_LINEAR)
-    return canonical, _blobs(weight, side)
+    return [_blobs(weight, side) for weight in _ink(grey, top, side)]
+
+
+def _arrow_of(marks: list[list[_Blob]]) -> float | None:
+    """The bearing of an arrow face's arrow: its largest mark, if arrow-shaped."""
+    for blobs in marks:
+        arrow = _arrow_bearing(max(blobs, key=lambda b: b.area)) if blobs else None
+        if arrow:
+            return arrow[0]
+    return None
+
+
+def _small_arrow_of(marks: list[list[_Blob]]) -> float | None:
+    for blobs in marks:
+        bearing = _small_arrow_bearing(blobs)
+        if bearing is not None:
+            return bearing
+    return None
 
 
 # ---------------------------------------------------------------- die and ink
 
 
-def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndarray:
+def _top_face(crop: np.ndarray, side: float) -> np.ndarray:
     """The die's top face: the body-coloured region around the crop's centre, made convex.
 
     Side faces are shaded differently from the top face (light falls from above), so they
@@ -152,8 +176,6 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
     h, w = lab.shape[:2]
     yy, xx = np.indices((h, w))
     central = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 < (0.38 * side) ** 2
-    if mask is not None:
-        central &= mask
     if central.sum() < 8:
         return np.zeros((h, w), bool)
     # The body is the commonest colour near the centre (marks, glare and sides are fewer);
@@ -170,21 +192,19 @@ def _top_face(crop: np.ndarray, side: float, mask: np.ndarray | None) -> np.ndar
     top, best = np.zeros((h, w), bool), math.inf
     for cluster in np.argsort(-counts):
         for widen in TOLERANCE_STEPS:
-            region = _region_of(lab, centres[cluster], central, mask, widen)
+            region = _region_of(lab, centres[cluster], central, widen)
             miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * side * side)))
             if miss < best:
                 top, best = region, miss
     return top
 
 
-def _region_of(lab, body, central, mask, widen: float = 1.0) -> np.ndarray:
+def _region_of(lab, body, central, widen: float = 1.0) -> np.ndarray:
     """The convex hull of the body-coloured component covering most of the centre."""
     h, w = lab.shape[:2]
     dist = np.linalg.norm(lab - body, axis=2)
     tol = widen * max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker/lighter
     like = (dist < tol).astype(np.uint8)
-    if mask is not None:
-        like &= mask.astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(like, 4)
     if n <= 1:
         return np.zeros((h, w), bool)
@@ -198,12 +218,13 @@ def _region_of(lab, body, central, mask, widen: float = 1.0) -> np.ndarray:
     return top.astype(bool)
 
 
-def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> np.ndarray | None:
-    """0..1 map of the marks on the top face (brighter or darker than it), None if blank."""
+def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> list[np.ndarray]:
+    """0..1 maps of the marks on the top face, the stronger polarity first (brighter or
+    darker than the face); none if the face is blank."""
     erode = max(1, int(round(side * 0.04)))
     inner = cv2.erode(top.astype(np.uint8), np.ones((2 * erode + 1,) * 2, np.uint8)) > 0
     if inner.sum() < 16:
-        return None
+        return []
     ys, xs = np.nonzero(inner)
     cx, cy = xs.mean(), ys.mean()
     yy, xx = np.indices(grey.shape)
@@ -211,11 +232,10 @@ def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> np.ndarray | None:
     body = float(np.median(grey[inner]))
     central = grey[near] if near.sum() > 8 else grey[inner]
     hi, lo = np.percentile(central, 98) - body, body - np.percentile(central, 2)
-    contrast = max(hi, lo)
-    if contrast < 25:
-        return None
-    signed = (grey - body) * (1.0 if hi > lo else -1.0)
-    return np.where(inner, np.clip(signed / contrast, 0, 1), 0).astype(np.float32)
+    maps = [(contrast, np.where(inner, np.clip(sign * (grey - body) / contrast, 0, 1), 0)
+             .astype(np.float32)) for sign, contrast in ((1.0, hi), (-1.0, lo))
+            if contrast >= MIN_CONTRAST]
+    return [m for _, m in sorted(maps, key=lambda cm: -cm[0])]
 
 
 def _blobs(weight: np.ndarray, side: float) -> list[_Blob]:
@@ -257,10 +277,16 @@ def _arrow_bearing(blob: _Blob) -> tuple[float, float] | None:
     Axis: brightness-weighted second moments (exact for a mirror-symmetric arrow). Head: the
     end whose mark is wider across the axis.
     """
-    if blob.elongation < 1.7 or blob.holes:
+    if blob.elongation < 1.7:
         return None
-    w = blob.weight
-    dil = cv2.dilate(blob.mask.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    w, mask = blob.weight, blob.mask
+    if blob.holes:   # a glare spot or blur punched a hole in the arrow: fill it
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_NONE)
+        filled = cv2.drawContours(np.zeros(mask.shape, np.uint8), contours, -1, 1, -1) > 0
+        w = np.where(filled & ~mask, np.median(w[mask]), w)
+        mask = filled
+    dil = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     w = np.where(dil, np.maximum(w, 0), 0.0)   # include the anti-aliased rim
     ys, xs = np.nonzero(w)
     ww = w[ys, xs]
@@ -307,53 +333,29 @@ def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
     return max(found)[1] if found else None
 
 
-# ---------------------------------------------------------------- the face classifier
+# ---------------------------------------------------------------- the face network
 
 
-class _Network:
-    """A one-hidden-layer network in numpy: features of the 32x32 face -> class scores."""
+class _FaceNet:
+    """The face network (a small CNN, ONNX, run by OpenCV's dnn module like the d6 one)."""
 
-    def __init__(self, weights: dict[str, np.ndarray]) -> None:
-        self.w = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+    def __init__(self, path: str) -> None:
+        self.net = cv2.dnn.readNetFromONNX(path)
 
-    def probabilities(self, faces: np.ndarray) -> np.ndarray:
-        """Softmax probabilities for a batch of (N, FACE_PX, FACE_PX) faces."""
-        x = (face_features(faces) - self.w["mean"]) / self.w["std"]
-        hidden = np.maximum(x @ self.w["w1"] + self.w["b1"], 0)
-        logits = hidden @ self.w["w2"] + self.w["b2"]
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
-
-    def predict(self, face: np.ndarray) -> np.ndarray:
-        """Class probabilities of one face, averaged over its four quarter turns."""
-        turns = np.stack([np.rot90(face, k) for k in range(4)])
-        return self.probabilities(turns).mean(axis=0)
-
-
-def face_features(faces: np.ndarray) -> np.ndarray:
-    """Ink at 16x16 plus gradient-orientation histograms on a 4x4 grid (N, 256 + 128)."""
-    faces = np.asarray(faces, np.float32)
-    small = np.stack([cv2.resize(f, (16, 16), interpolation=cv2.INTER_AREA) for f in faces])
-    gx = np.stack([cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3) for f in faces])
-    gy = np.stack([cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3) for f in faces])
-    mag = np.hypot(gx, gy)
-    bins = ((np.arctan2(gy, gx) % np.pi) / np.pi * 8).astype(int) % 8
-    n = len(faces)
-    cell = FACE_PX // 4
-    hist = np.zeros((n, 4, 4, 8), np.float32)
-    for b in range(8):
-        m = np.where(bins == b, mag, 0).reshape(n, 4, cell, 4, cell).sum(axis=(2, 4))
-        hist[..., b] = m
-    hist /= hist.sum(axis=3, keepdims=True) + 1e-3
-    return np.concatenate([small.reshape(n, -1), hist.reshape(n, -1)], axis=1)
+    def predict(self, crop: np.ndarray) -> np.ndarray:
+        """Class probabilities of one FACE_CROP crop, averaged over its four quarter turns
+        (numerals and words read whichever way up they lie)."""
+        turns = np.stack([np.rot90(crop, k) for k in range(4)])
+        self.net.setInput(normalise(turns))
+        logits = self.net.forward().reshape(4, len(CLASSES))
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return (p / p.sum(axis=1, keepdims=True)).mean(axis=0)
 
 
 @functools.cache
-def _model() -> _Network:
+def _model() -> _FaceNet:
     if not os.path.exists(WEIGHTS):
         raise FileNotFoundError(
             f"{WEIGHTS} is missing: restore it from git, or train it again with "
-            "`python benchmarks/special_train.py`")
-    with np.load(WEIGHTS) as data:
-        return _Network(dict(data))
+            "`python station/vision/training/train_special.py`")
+    return _FaceNet(WEIGHTS)
