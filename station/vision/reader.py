@@ -25,7 +25,7 @@ from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
                                        default_classifier)
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource, pyramid_level
-from station.vision.special_dice import read_special
+from station.vision.special_dice import read_segmented
 from station.vision.segment import (Candidate, blob_candidates, cluster_candidates,
                                     density_candidates, edge_map, filled_blobs, strong_edges)
 from station.vision.types import DetectedDie
@@ -208,7 +208,7 @@ def _describe(image, c: Candidate, p: np.ndarray, dice, calibration) -> Detected
     elif best == SPECIAL:
         # Only dice the classifier calls special go to the special reader: on real pip dice
         # it reads about one in twenty as an arrow or a numeral, and it costs ~5 ms a die.
-        special = read_special(image, c.x, c.y, c.side)
+        special = read_segmented(image, c.x, c.y, c.side)
         if special is not None:
             die.kind, die.value = special.kind, special.value
             die.bearing_deg = special.bearing_deg

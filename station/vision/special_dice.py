@@ -49,6 +49,7 @@ COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
 COCKED_PROBABILITY = 0.8    # P(cocked) from which a die is flagged cocked, not read
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
+OUTLINE_TO_FACE = 1.25      # a die's outline side (top and side faces) / its top face's
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
@@ -100,6 +101,22 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     return SpecialReading("scatter", "hit", _small_arrow_of(marks), confidence)
 
 
+def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
+                   ) -> SpecialReading | None:
+    """`read_special` for a die as a segmenter found it: (x, y) and the side of its outline,
+    the centre up to a third of a side off the top face's (the face network learned dice
+    cut within an eighth of a side of it). A die not read as lying flat there is read again
+    centred on its top face (`centre_on_face`); a flat reading from either view wins, then
+    a cocked one."""
+    first = read_special(image, x, y, outline_side)
+    if first is not None and first.value is not None:
+        return first
+    again = read_special(image, *centre_on_face(image, x, y, outline_side))
+    if again is not None and (again.value is not None or first is None):
+        return again
+    return first
+
+
 def face_crop(image: np.ndarray, x: float, y: float, side: float,
               angle_deg: float = 0.0) -> np.ndarray:
     """The face network's input: a FACE_CROP square BGR crop of the die at (x, y), CONTEXT
@@ -116,11 +133,33 @@ def face_crop(image: np.ndarray, x: float, y: float, side: float,
 
 def _cut(image, x, y, side) -> np.ndarray:
     """The axis-aligned full-resolution crop, CONTEXT sides wide, that bearings are read on."""
+    return _cut_at(image, x, y, side)[0]
+
+
+def _cut_at(image, x, y, side) -> tuple[np.ndarray, tuple[int, int]]:
     half = side * CONTEXT / 2
     h, w = image.shape[:2]
     x0, y0 = max(0, int(round(x - half))), max(0, int(round(y - half)))
     x1, y1 = min(w, int(round(x + half)) + 1), min(h, int(round(y + half)) + 1)
-    return image[y0:y1, x0:x1]
+    return image[y0:y1, x0:x1], (x0, y0)
+
+
+def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
+                   ) -> tuple[float, float, float]:
+    """(x, y, side) of the top face of the die a segmenter found at (x, y) with the side of
+    its outline: the face network was trained on dice cut near their centre (an eighth of
+    a side off at most), the segmenter's centres are up to a third of a side off. Unchanged
+    when no face of a plausible size is found."""
+    side = outline_side / OUTLINE_TO_FACE
+    crop, (x0, y0) = _cut_at(image, x, y, outline_side)
+    if min(crop.shape[:2]) < 6:
+        return x, y, outline_side
+    top = _top_face(crop, side)
+    area = float(top.sum())
+    if not 0.5 * side * side < area < 1.6 * side * side:
+        return x, y, outline_side
+    ys, xs = np.nonzero(top)
+    return x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(area / FACE_AREA)
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
