@@ -1,5 +1,7 @@
 """Scatter and artillery dice read out of the box (issue 4; RULES.md SCAT-1, SCAT-2, SCAT-3)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,17 @@ def test_missing_weights_say_how_to_get_them(monkeypatch, tmp_path):
             special_dice._model()
     finally:
         special_dice._model.cache_clear()
+
+
+def test_a_die_found_off_centre_is_read_centred_on_its_top_face():
+    """The segmenter's centres can be a third of a side off the top face's."""
+    shot = render_roll([Face("artillery", 8), Face("scatter", "arrow", 120.0)],
+                       np.random.default_rng(12), size=(1280, 960))
+    for truth in shot.truth:
+        side = side_px(truth)
+        x, y = truth.center[0] + 0.3 * side, truth.center[1] - 0.2 * side
+        cx, cy, face_side = special_dice.centre_on_face(shot.image, x, y, 1.3 * side)
+        assert math.dist((cx, cy), truth.center) < 0.12 * side
+        assert 0.85 < face_side / side < 1.15
+        got = special_dice.read_segmented(shot.image, x, y, 1.3 * side)
+        assert (got.kind, got.value) == (truth.kind, truth.value)
