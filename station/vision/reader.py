@@ -206,8 +206,8 @@ def _describe(image, c: Candidate, p: np.ndarray, dice, calibration) -> Detected
         die.flags.append("cocked")
         die.value = None
     elif best == SPECIAL:
-        # Only dice the classifier calls special go to the special reader: on real pip dice
-        # it reads about one in twenty as an arrow or a numeral, and it costs ~5 ms a die.
+        # Only dice the classifier calls special go to the special reader (its own network
+        # tells pips from special faces too, but the d6 network has seen real pip dice).
         special = read_segmented(image, c.x, c.y, c.side)
         if special is not None:
             die.kind, die.value = special.kind, special.value
