@@ -49,7 +49,7 @@ COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
 COCKED_PROBABILITY = 0.8    # P(cocked) from which a die is flagged cocked, not read
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
-OUTLINE_TO_FACE = 1.25      # a die's outline side (top and side faces) / its top face's
+OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
@@ -105,13 +105,15 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
                    ) -> SpecialReading | None:
     """`read_special` for a die as a segmenter found it: (x, y) and the side of its outline,
     the centre up to a third of a side off the top face's (the face network learned dice
-    cut within an eighth of a side of it). A die not read as lying flat there is read again
-    centred on its top face (`centre_on_face`); a flat reading from either view wins, then
-    a cocked one."""
+    cut within an eighth of a side of it, and the bearings are measured on a face of about
+    `side`). A die read as cocked where it was found stays cocked (a re-roll asked for
+    rather than a wrong face); otherwise it is read again centred on its top face
+    (`centre_on_face`), and that reading wins unless it is none or cocked."""
     first = read_special(image, x, y, outline_side)
-    if first is not None and first.value is not None:
+    if first is not None and first.value is None:
         return first
-    again = read_special(image, *centre_on_face(image, x, y, outline_side))
+    face = centre_on_face(image, x, y, outline_side)
+    again = read_special(image, *face) if face != (x, y, outline_side) else None
     if again is not None and (again.value is not None or first is None):
         return again
     return first
@@ -147,19 +149,22 @@ def _cut_at(image, x, y, side) -> tuple[np.ndarray, tuple[int, int]]:
 def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
                    ) -> tuple[float, float, float]:
     """(x, y, side) of the top face of the die a segmenter found at (x, y) with the side of
-    its outline: the face network was trained on dice cut near their centre (an eighth of
-    a side off at most), the segmenter's centres are up to a third of a side off. Unchanged
-    when no face of a plausible size is found."""
-    side = outline_side / OUTLINE_TO_FACE
+    its outline (1 to 1.8 top faces, and up to a third of a side off its centre): of the top
+    faces found for a few guesses of the face's side, the one whose area fits its guess
+    best. Unchanged when none fits within 30 %."""
     crop, (x0, y0) = _cut_at(image, x, y, outline_side)
     if min(crop.shape[:2]) < 6:
         return x, y, outline_side
-    top = _top_face(crop, side)
-    area = float(top.sum())
-    if not 0.5 * side * side < area < 1.6 * side * side:
+    best, top = math.log(1.3), None
+    for guess in outline_side / np.array(OUTLINE_TO_FACE):
+        region = _top_face(crop, guess)
+        miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * guess * guess)))
+        if miss < best:
+            best, top = miss, region
+    if top is None:
         return x, y, outline_side
     ys, xs = np.nonzero(top)
-    return x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(area / FACE_AREA)
+    return x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA)
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
