@@ -1,6 +1,7 @@
 """Benchmark of the pip-dice reader: die-level accuracy, confusion matrix and speed.
 
     PYTHONPATH=. python benchmarks/vision_bench.py [--data DIR] [--synthetic N] [--verbose]
+        [--seed S] [--weights FILE.onnx]
 
 Prints, for the real photos (all of them, the training part and the held-out part: every
 5th photo by sorted name, never used in training) and for N rendered trays of 1-40 dice
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from station.fakes.tray import random_tray                # noqa: E402
 from station.vision import read_tray                      # noqa: E402
+from station.vision.classifier import use_weights         # noqa: E402
 from station.vision.evaluation import Score, score_image  # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
 
@@ -113,8 +115,12 @@ def main() -> None:
     parser.add_argument("--cache", type=Path,
                         help="keep rendered trays here (PNG + JSON) and reuse them next run")
     parser.add_argument("--verbose", action="store_true", help="list images with errors")
+    parser.add_argument("--weights", type=Path,
+                        help="classifier weights to use instead of the committed ones")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.weights:
+        use_weights(args.weights)
 
     for part in ("all", "train", "held-out"):
         run_set(f"real photos, {part} ({args.data.name})",

@@ -48,4 +48,14 @@ class DieClassifier:
 
 @lru_cache(maxsize=1)
 def default_classifier() -> DieClassifier:
-    return DieClassifier()
+    return DieClassifier(_weights)
+
+
+_weights = WEIGHTS
+
+
+def use_weights(path: Path) -> None:
+    """Read with another weights file from now on (to benchmark a newly trained model)."""
+    global _weights
+    _weights = Path(path)
+    default_classifier.cache_clear()

@@ -17,8 +17,8 @@ Cheap per frame: the frame is shrunk to WORK_WIDTH pixels, turned grey and blurr
   inside it).
 `read_now` is true on exactly one frame per roll: the first one after the dice have been
 still for `still_s` seconds with no hand in the tray. Movement afterwards starts a new roll.
-A die leaning on another or on the wall is found per die by the reader (`looks_cocked`),
-and flagged "cocked" for a re-roll.
+A die leaning on another or on the wall is found per die by the reader (its classifier has a
+"cocked" class) and flagged "cocked" for a re-roll.
 """
 
 from __future__ import annotations

@@ -63,3 +63,16 @@ def test_bad_frames_raise_clear_errors():
     with pytest.raises(ValueError, match="too small to hold dice"):
         read_tray(np.zeros((20, 30, 3), np.uint8))
     assert read_tray(np.zeros((32, 3000, 3), np.uint8)) == []
+
+
+def test_other_weights_can_be_benchmarked(real_sample):
+    from station.vision.classifier import WEIGHTS, default_classifier, use_weights
+
+    name, image, labels = real_sample[0]
+    before = default_classifier()
+    try:
+        use_weights(WEIGHTS)
+        assert default_classifier() is not before
+        assert score_image(read_tray(image), labels).correct >= len(labels) - 1
+    finally:
+        use_weights(WEIGHTS)

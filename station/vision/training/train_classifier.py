@@ -160,7 +160,7 @@ def export(model, path: Path) -> None:
 
 
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
-          cache: Path | None) -> None:
+          cache: Path | None, out: Path = OUT) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -209,8 +209,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         print(flush=True, *[f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
               f"({time.time() - t0:.0f} s)"])
     model.eval()
-    export(model, OUT)
-    print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB)")
+    export(model, out)
+    print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
 
 def main() -> None:
@@ -222,8 +222,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path,
                         help="keep the generated crops in this .npz and reuse them next time")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="where to write the ONNX weights (try a model without replacing "
+                             "the committed one)")
     args = parser.parse_args()
-    train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache)
+    train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out)
 
 
 if __name__ == "__main__":
