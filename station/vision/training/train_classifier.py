@@ -150,13 +150,48 @@ def make_model():
         nn.Flatten(), nn.Linear(64 * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
 
 
-def export(model, path: Path) -> None:
+def export(model, path: Path, crop_size: int = CROP_SIZE) -> None:
     """ONNX for cv2.dnn (batch norm is folded in by the exporter in eval mode)."""
     import torch
 
-    torch.onnx.export(model, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(path), dynamo=False,
+    torch.onnx.export(model, torch.zeros(1, 3, crop_size, crop_size), str(path), dynamo=False,
                       input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+
+
+def mirror(batch):
+    """Half the batches mirrored: mirror images of dice are still dice."""
+    import torch
+
+    return batch.flip(3) if torch.rand(()) < 0.5 else batch
+
+
+def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128) -> None:
+    """The training loop of both dice networks: AdamW with a one-cycle schedule and label
+    smoothing over the samples `pool` (indices into x, y), each batch through `augment`."""
+    import torch
+
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * math.ceil(len(pool) / batch_size)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        model.train()
+        order = pool[torch.randperm(len(pool))]
+        total = correct = 0
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            logits = model(augment(x[idx]))
+            loss = loss_fn(logits, y[idx])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += len(idx)
+            correct += (logits.argmax(1) == y[idx]).sum().item()
+        print(f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
+    model.eval()
 
 
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
@@ -185,30 +220,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
     model = make_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * math.ceil(len(x) / 128)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    for epoch in range(epochs):
-        model.train()
-        order = torch.randperm(len(x))
-        total = correct = 0
-        for start in range(0, len(x), 128):
-            idx = order[start:start + 128]
-            batch = x[idx]
-            if torch.rand(()) < 0.5:
-                batch = batch.flip(3)     # mirror images of dice are still dice
-            logits = model(batch)
-            loss = loss_fn(logits, y[idx])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += len(idx)
-            correct += (logits.argmax(1) == y[idx]).sum().item()
-        print(flush=True, *[f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
-              f"({time.time() - t0:.0f} s)"])
-    model.eval()
+    fit(model, x, y, torch.arange(len(x)), epochs, mirror, t0)
     export(model, out)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 

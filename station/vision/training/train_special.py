@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from station.vision.special_dice import CLASSES, FACE_CROP, WEIGHTS, face_crop
-from station.vision.training.train_classifier import augment_colour
+from station.vision.training.train_classifier import augment_colour, export, fit
 
 TRAIN_FONTS = ("hershey-simplex", "hershey-duplex", "roboto", "lato", "dejavu")
 SIZES = [(640, 480), (800, 600), (1280, 960), (1920, 1080), (2592, 1944), (3840, 2160)]
@@ -121,13 +121,11 @@ def make_model():
         nn.Linear(96, len(CLASSES)))
 
 
-def export(model, path: Path) -> None:
-    """ONNX for cv2.dnn (batch norm is folded in by the exporter in eval mode)."""
+def quarter_turn(batch):
+    """Each batch at a random quarter turn (the network reads faces whichever way up)."""
     import torch
 
-    torch.onnx.export(model, torch.zeros(1, 3, FACE_CROP, FACE_CROP), str(path), dynamo=False,
-                      input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    return torch.rot90(batch, int(torch.randint(4, ())), dims=(2, 3))
 
 
 def train(crops, classes, tray_of, epochs: int, seed: int, out: Path) -> None:
@@ -141,29 +139,7 @@ def train(crops, classes, tray_of, epochs: int, seed: int, out: Path) -> None:
     y = torch.from_numpy(classes).long()
     train_idx = torch.from_numpy(np.nonzero(~held)[0])
     model = make_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * math.ceil(len(train_idx) / 128)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    t0 = time.time()
-    for epoch in range(epochs):
-        model.train()
-        order = train_idx[torch.randperm(len(train_idx))]
-        total = correct = 0
-        for start in range(0, len(order), 128):
-            idx = order[start:start + 128]
-            batch = torch.rot90(x[idx], int(torch.randint(4, ())), dims=(2, 3))
-            logits = model(batch)
-            loss = loss_fn(logits, y[idx])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += len(idx)
-            correct += (logits.argmax(1) == y[idx]).sum().item()
-        print(f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
-              f"({time.time() - t0:.0f} s)", flush=True)
-    model.eval()
+    fit(model, x, y, train_idx, epochs, quarter_turn, time.time())
     held_idx = torch.from_numpy(np.nonzero(held)[0])
     with torch.no_grad():
         got = torch.cat([model(x[held_idx[i:i + 512]]) for i in range(0, len(held_idx), 512)]
@@ -173,7 +149,7 @@ def train(crops, classes, tray_of, epochs: int, seed: int, out: Path) -> None:
     for k, name in enumerate(CLASSES):
         n = int((truth == k).sum())
         print(f"  {str(name):8s} {int(((got == k) & (truth == k)).sum())}/{n}")
-    export(model, out)
+    export(model, out, FACE_CROP)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
 
