@@ -9,9 +9,7 @@
 4. One die, one reading: overlapping detections keep the most confident.
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die separates touching dice.
-6. A die the classifier calls special (scatter, artillery) is read by `special_dice`; so is a
-   die it reads as pips with some doubt that it is special, whose pips stand unless the
-   special reader is sure of a face.
+6. A die the classifier calls special (scatter, artillery) is read by `special_dice`.
 7. Flags: `touching` when another die is closer than a die's side; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in).
@@ -38,9 +36,6 @@ MIN_WORK_DIE = 22        # dice smaller than this at working size: search again,
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is read again at other quarter turns
-MAYBE_SPECIAL = 0.02     # P(special) from which a die read as a pip die is shown to the
-SURE_SPECIAL = 0.95      # special reader too; its reading wins only this sure (it has seen no
-                         # real pip dice, and swirled ones can look like numerals to it)
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
@@ -207,24 +202,13 @@ def _describe(image, c: Candidate, p: np.ndarray, dice, calibration) -> Detected
         flags.append("touching")
     die = DetectedDie(kind="d6", value=best, center=(c.x, c.y), confidence=confidence,
                       colour=colour_name(image, c.x, c.y, c.side), flags=flags)
-    special = None
-    if best != SPECIAL and p[SPECIAL] >= MAYBE_SPECIAL:
-        # Small special dice often look like pips to the d6 network: the special reader has a
-        # say too, but only a sure reading of a face overrules the pips.
-        special = read_segmented(image, c.x, c.y, c.side)
-        if special is not None and special.value is not None \
-                and special.confidence >= SURE_SPECIAL:
-            best = SPECIAL
-        else:
-            special = None
     if best == COCKED:
         die.flags.append("cocked")
         die.value = None
     elif best == SPECIAL:
-        # Dice the classifier calls special go to the special reader (its own network tells
-        # pips from special faces too, but the d6 network has seen real pip dice).
-        if special is None:
-            special = read_segmented(image, c.x, c.y, c.side)
+        # Only dice the classifier calls special go to the special reader (its own network
+        # tells pips from special faces too, but the d6 network has seen real pip dice).
+        special = read_segmented(image, c.x, c.y, c.side)
         if special is not None:
             die.kind, die.value = special.kind, special.value
             die.bearing_deg = special.bearing_deg
