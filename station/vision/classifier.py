@@ -31,9 +31,18 @@ def normalise(crops: np.ndarray) -> np.ndarray:
     return ((x - mean) / (std + 8.0)).transpose(0, 3, 1, 2).copy()
 
 
+def read_onnx(path: Path) -> cv2.dnn.Net:
+    """An ONNX network for cv2.dnn. OpenCV 5's classic engine runs these small networks about
+    a fifth faster than its new one (same outputs); OpenCV 4 has only the classic one."""
+    classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+    if classic is None:
+        return cv2.dnn.readNetFromONNX(str(path))
+    return cv2.dnn.readNetFromONNX(str(path), classic)
+
+
 class DieClassifier:
     def __init__(self, weights_path: Path = WEIGHTS) -> None:
-        self.net = cv2.dnn.readNetFromONNX(str(weights_path))
+        self.net = read_onnx(weights_path)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities, N x CLASSES (see the module docstring)."""

@@ -11,11 +11,23 @@ and the only source of cocked dice (class 7) and scatter/artillery dice (class 8
 
 Samples (all cut with `crops.CropSource`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
-  estimate jittered as much as the segmentation's own errors (measured: the candidate side is
-  0.6-1.1 x the labelled box width, the centre within 0.15 box widths);
+  estimate jittered as much as the segmentation's own errors (measured on real photos: the
+  candidate side is 0.6-1.1 x the labelled box width, the centre within 0.15 box widths).
+  A rendered die seen in perspective shows a side face too: the reader's outline of it is
+  1.3-1.7 top faces wide and its centre up to 0.65 of a face off the top face's centre, so
+  rendered flat dice are cut anywhere from their top face to their whole outline. (Cut only
+  on the top face, as before, the network learned "an outline with a side face = cocked"
+  and flagged one flat die in ten on rendered trays.)
 - class 0 "not a die": the reader's candidates (all kinds) that are on no labelled die (tray
   edges, holes, stains, shadows) and crops shifted off a die by 0.45-1.2 of its box width
-  (half a die, the gap between two touching dice), so that one die gives one reading.
+  (half a die, the gap between two touching dice), so that one die gives one reading; a
+  shifted crop that lands on a neighbour's centre is not used (it would teach "a die
+  centred in the crop = not a die"); and crops of a part of a die, a pip or two as large as
+  a die would be (0.2-0.5 of its box, anywhere on it): white dice on a white tray show no
+  outline, only their pips, and a zoomed pip must not read as a 1.
+- the reader's own candidates (`propose`), cut where and as large as it cuts them: on a die,
+  that die's class (so that the network learns dice as the reader presents them: off-centre
+  by a shadow, wider by a side face), off the dice or on a pip "not a die".
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
 """
@@ -81,25 +93,59 @@ class Samples:
         self.crops.append(augment_colour(crop, self.rng))
         self.classes.append(cls)
 
-    def from_photo(self, image: np.ndarray, dice: list[tuple[float, float, float, int]]) -> None:
-        """dice: (centre x, centre y, box width, class) of every die in the photo."""
+    def from_photo(self, image: np.ndarray, dice: list[tuple[float, float, float, int]],
+                   outlines: list[tuple[float, float, float] | None] | None = None) -> None:
+        """dice: (centre x, centre y, box width, class) of every die in the photo.
+
+        outlines: per die, None or (centre x, centre y, side) of its whole outline, when it
+        differs from the top face's (a rendered die in perspective): then half the crops are
+        cut between the top face and the outline, as the reader may cut them.
+        """
         rng = self.rng
         source = CropSource(image)
-        for cx, cy, bw, cls in dice:
-            for _ in range(self.per_die):
+        outlines = outlines or [None] * len(dice)
+        for (cx, cy, bw, cls), outline in zip(dice, outlines):
+            for k in range(self.per_die):
+                x, y, side = cx, cy, bw
+                if outline is not None and k % 2:
+                    u = rng.uniform(0, 1.2)
+                    x, y = cx + u * (outline[0] - cx), cy + u * (outline[1] - cy)
+                    side = bw + rng.uniform(0, 1) * (outline[2] - bw)
                 r, a = rng.uniform(0, 0.15) * bw, rng.uniform(0, 2 * math.pi)
-                self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
-                         bw * rng.uniform(0.6, 1.1), cls)
+                self.add(source, x + r * math.cos(a), y + r * math.sin(a),
+                         side * rng.uniform(0.6, 1.1), cls)
             for _ in range(self.per_die // 3):
                 r, a = rng.uniform(0.45, 1.2) * bw, rng.uniform(0, 2 * math.pi)
+                x, y = cx + r * math.cos(a), cy + r * math.sin(a)
+                if not any(math.hypot(x - ox, y - oy) < 0.35 * obw for ox, oy, obw, _ in dice):
+                    self.add(source, x, y, bw * rng.uniform(0.6, 1.1), NOT_A_DIE)
+            for _ in range(max(1, self.per_die // 6)):
+                r, a = rng.uniform(0, 0.3) * bw, rng.uniform(0, 2 * math.pi)
                 self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
-                         bw * rng.uniform(0.6, 1.1), NOT_A_DIE)
+                         bw * rng.uniform(0.2, 0.5), NOT_A_DIE)
         typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
         for c in propose(image, typical_side):
-            if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
-                       for cx, cy, bw, _ in dice):
-                for _ in range(self.per_negative):
-                    self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), NOT_A_DIE)
+            cls = self.proposal_class(c, dice)
+            # A die has many candidates (edge-density peaks): one crop of a third of them.
+            crops = self.per_negative if cls == NOT_A_DIE else int(cls is not None
+                                                                    and rng.random() < 1 / 3)
+            for _ in range(crops):
+                self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), cls)
+
+    @staticmethod
+    def proposal_class(c, dice) -> int | None:
+        """What one of the reader's own candidates shows, cut as the reader cuts it: the class
+        of the die it is centred on (within 0.55 box widths, die-sized), "not a die" off every
+        die or on a part of one (a pip), None when in between (not trained on)."""
+        near = min(dice, key=lambda d: math.hypot(c.x - d[0], c.y - d[1]), default=None)
+        if near is None:
+            return NOT_A_DIE
+        cx, cy, bw, cls = near
+        if math.hypot(c.x - cx, c.y - cy) <= 0.55 * bw and 0.6 * bw <= c.side <= 1.8 * bw:
+            return cls
+        if any(abs(c.x - x) <= w / 2 and abs(c.y - y) <= w / 2 for x, y, w, _ in dice):
+            return NOT_A_DIE if c.side < 0.45 * bw else None
+        return NOT_A_DIE
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return np.stack(self.crops), np.array(self.classes)
@@ -120,34 +166,43 @@ def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator) -> Non
 
     for _ in range(trays):
         size = [(640, 480), (800, 600), (1280, 960)][int(rng.integers(3))]
-        tray = random_tray(rng, size=size, cocked=0.1,
+        tray = random_tray(rng, size=size, cocked=0.15,
                            special={"scatter": (0, 2), "artillery": (0, 2)})
-        dice = []
+        dice, outlines = [], []
         for die in tray.truth:
             cx, cy, bw = box_geometry(die.box)
             if die.kind != "d6":
                 dice.append((cx, cy, bw, SPECIAL))
+                outlines.append(None)
             elif "cocked" in die.flags:
                 dice.append((cx, cy, bw, COCKED))
+                outlines.append(None)
             else:
                 corners = np.asarray(die.top_corners, np.float64)
                 side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
                 dice.append((*die.center, side * 1.2, die.value))
-        samples.from_photo(tray.image, dice)
+                # The outline of the top face and the side faces the camera sees (the
+                # reader's candidate side is measured at 1.3-1.7 top faces).
+                outlines.append((cx, cy, side * 1.7))
+        samples.from_photo(tray.image, dice, outlines)
 
 
-def make_model():
+CHANNELS = (16, 32, 64, 64)   # of the four 3x3 convolutions
+
+
+def make_model(channels=CHANNELS):
     import torch.nn as nn
 
     def block(cin, cout):
         return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()]
 
+    a, b, c, d = channels
     return nn.Sequential(
-        *block(3, 16), nn.MaxPool2d(2),
-        *block(16, 32), nn.MaxPool2d(2),
-        *block(32, 64), nn.MaxPool2d(2),
-        *block(64, 64),
-        nn.Flatten(), nn.Linear(64 * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
+        *block(3, a), nn.MaxPool2d(2),
+        *block(a, b), nn.MaxPool2d(2),
+        *block(b, c), nn.MaxPool2d(2),
+        *block(c, d),
+        nn.Flatten(), nn.Linear(d * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
 
 
 def export(model, path: Path, crop_size: int = CROP_SIZE) -> None:
@@ -164,6 +219,14 @@ def mirror(batch):
     import torch
 
     return batch.flip(3) if torch.rand(()) < 0.5 else batch
+
+
+def turn_and_mirror(batch):
+    """Each batch at a random quarter turn, half of them mirrored: every epoch sees the
+    crops anew (they are cut and colour-augmented once)."""
+    import torch
+
+    return mirror(torch.rot90(batch, int(torch.randint(4, ())), dims=(2, 3)))
 
 
 def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128) -> None:
@@ -195,7 +258,7 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
 
 
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
-          cache: Path | None, out: Path = OUT) -> None:
+          cache: Path | None, out: Path = OUT, channels=CHANNELS) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -210,7 +273,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     else:
         samples = Samples(rng, per_die=16, per_negative=2)
         add_real(samples, data)
-        samples.per_die = 6
+        samples.per_die, samples.per_negative = 6, 1
         add_synthetic(samples, synthetic, rng)
         crops, classes = samples.arrays()
         if cache:
@@ -219,8 +282,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           f"in {time.time() - t0:.0f} s")
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
-    model = make_model()
-    fit(model, x, y, torch.arange(len(x)), epochs, mirror, t0)
+    model = make_model(channels)
+    fit(model, x, y, torch.arange(len(x)), epochs, turn_and_mirror, t0)
     export(model, out)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
@@ -237,8 +300,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT,
                         help="where to write the ONNX weights (try a model without replacing "
                              "the committed one)")
+    parser.add_argument("--channels", type=lambda text: tuple(int(c) for c in text.split(",")),
+                        default=CHANNELS, help="of the four convolutions, e.g. 8,16,32,64 "
+                        f"(default {','.join(map(str, CHANNELS))})")
     args = parser.parse_args()
-    train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out)
+    train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
+          args.channels)
 
 
 if __name__ == "__main__":
