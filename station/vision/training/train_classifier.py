@@ -25,9 +25,6 @@ Samples (all cut with `crops.CropSource`, as the reader does):
   centred in the crop = not a die"); and crops of a part of a die, a pip or two as large as
   a die would be (0.2-0.5 of its box, anywhere on it): white dice on a white tray show no
   outline, only their pips, and a zoomed pip must not read as a 1.
-- the reader's own candidates (`propose`), cut where and as large as it cuts them: on a die,
-  that die's class (so that the network learns dice as the reader presents them: off-centre
-  by a shadow, wider by a side face), off the dice or on a pip "not a die".
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
 """
@@ -125,27 +122,10 @@ class Samples:
                          bw * rng.uniform(0.2, 0.5), NOT_A_DIE)
         typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
         for c in propose(image, typical_side):
-            cls = self.proposal_class(c, dice)
-            # A die has many candidates (edge-density peaks): one crop of a third of them.
-            crops = self.per_negative if cls == NOT_A_DIE else int(cls is not None
-                                                                    and rng.random() < 1 / 3)
-            for _ in range(crops):
-                self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), cls)
-
-    @staticmethod
-    def proposal_class(c, dice) -> int | None:
-        """What one of the reader's own candidates shows, cut as the reader cuts it: the class
-        of the die it is centred on (within 0.55 box widths, die-sized), "not a die" off every
-        die or on a part of one (a pip), None when in between (not trained on)."""
-        near = min(dice, key=lambda d: math.hypot(c.x - d[0], c.y - d[1]), default=None)
-        if near is None:
-            return NOT_A_DIE
-        cx, cy, bw, cls = near
-        if math.hypot(c.x - cx, c.y - cy) <= 0.55 * bw and 0.6 * bw <= c.side <= 1.8 * bw:
-            return cls
-        if any(abs(c.x - x) <= w / 2 and abs(c.y - y) <= w / 2 for x, y, w, _ in dice):
-            return NOT_A_DIE if c.side < 0.45 * bw else None
-        return NOT_A_DIE
+            if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
+                       for cx, cy, bw, _ in dice):
+                for _ in range(self.per_negative):
+                    self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), NOT_A_DIE)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return np.stack(self.crops), np.array(self.classes)
@@ -273,7 +253,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     else:
         samples = Samples(rng, per_die=16, per_negative=2)
         add_real(samples, data)
-        samples.per_die, samples.per_negative = 6, 1
+        samples.per_die = 6
         add_synthetic(samples, synthetic, rng)
         crops, classes = samples.arrays()
         if cache:
