@@ -14,7 +14,7 @@ def test_real_held_out_sample_is_read(real_sample):
         total.add(score_image(read_tray(image), labels))
     # Held-out photos: the benchmark reports the full figures; this bound catches regressions.
     assert total.labelled == 60
-    assert total.accuracy >= 0.93, total.confusion_text()   # measured 57 of 60
+    assert total.accuracy >= 0.95, total.confusion_text()   # measured 59 of 60
     assert total.false <= 2
 
 
