@@ -271,9 +271,9 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--epochs", type=int, default=22)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--synthetic", type=int, default=150, help="rendered trays to add")
+    parser.add_argument("--synthetic", type=int, default=250, help="rendered trays to add")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path,
                         help="keep the generated crops in this .npz and reuse them next time")
