@@ -35,21 +35,37 @@ class CropSource:
     def __init__(self, image: np.ndarray) -> None:
         self.image = image
         self.levels: dict[int, np.ndarray] = {0: image}
+        self.scales: dict[int, tuple[float, float]] = {0: (1.0, 1.0)}
 
     def level(self, k: int) -> np.ndarray:
         """The frame shrunk by sqrt(2)**k. From level 2 on, by halving level k-2 (an area
-        average). Level 1 is a slight blur and a bilinear resize: within a grey level or so
-        of the area average, which OpenCV computes four times slower at an odd factor."""
+        average of 2x2 pixels; a last odd row or column is dropped, since OpenCV averages
+        at a factor just off 2 some twenty times slower). Level 1 is a slight blur and a
+        bilinear resize: within a grey level or so of the area average, which OpenCV
+        computes four times slower at an odd factor."""
         if k not in self.levels:
             if k >= 2:
-                source, f, method = self.level(k - 2), 0.5, cv2.INTER_AREA
+                source = self.level(k - 2)
+                h, w = source.shape[:2]
+                if h >= 2 and w >= 2:
+                    source = source[:h - h % 2, :w - w % 2]
+                    h, w = source.shape[:2]
+                fx, fy = self.scales[k - 2]
+                size = (max(1, w // 2), max(1, h // 2))
+                self.levels[k] = cv2.resize(source, size, interpolation=cv2.INTER_AREA)
+                self.scales[k] = (fx * size[0] / w, fy * size[1] / h)
             else:
-                source, f, method = cv2.GaussianBlur(self.image, (3, 3), AREA_SIGMA), \
-                    2 ** -0.5, cv2.INTER_LINEAR
-            h, w = source.shape[:2]
-            self.levels[k] = cv2.resize(source, (max(1, round(w * f)), max(1, round(h * f))),
-                                        interpolation=method)
+                h, w = self.image.shape[:2]
+                size = (max(1, round(w * 2 ** -0.5)), max(1, round(h * 2 ** -0.5)))
+                blurred = cv2.GaussianBlur(self.image, (3, 3), AREA_SIGMA)
+                self.levels[k] = cv2.resize(blurred, size, interpolation=cv2.INTER_LINEAR)
+                self.scales[k] = (size[0] / w, size[1] / h)
         return self.levels[k]
+
+    def scale(self, k: int) -> tuple[float, float]:
+        """(x, y) pixel scale of level k to the frame: x_level = (x + 0.5) * fx - 0.5."""
+        self.level(k)
+        return self.scales[k]
 
     def crop(self, x: float, y: float, side: float, angle_deg: float = 0.0,
              size: int = CROP_SIZE, context: float = CONTEXT) -> np.ndarray:
@@ -57,8 +73,7 @@ class CropSource:
         span = max(side * context, 2.0)
         k = pyramid_level(span, size)
         small = self.level(k)
-        fx = small.shape[1] / self.image.shape[1]
-        fy = small.shape[0] / self.image.shape[0]
+        fx, fy = self.scales[k]
         # pixel centres: x_small = (x + 0.5) * f - 0.5
         cx, cy = (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5
         matrix = cv2.getRotationMatrix2D((cx, cy), angle_deg, size / (span * fx))

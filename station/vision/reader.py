@@ -50,8 +50,9 @@ class TrayEdges:
     """
 
     def __init__(self, source: CropSource, work_side: int) -> None:
-        work = source.level(pyramid_level(max(source.image.shape[:2]), work_side))
-        self.scale = work.shape[1] / source.image.shape[1]
+        k = pyramid_level(max(source.image.shape[:2]), work_side)
+        work = source.level(k)
+        self.scale = source.scale(k)[0]
         self.edges = strong_edges(edge_map(work))
         self.filled = filled_blobs(self.edges)
 
