@@ -8,14 +8,11 @@ Data: trays rendered by the synthetic renderer (station/fakes/tray.py), 640x480 
 third of them with the calibration markers and any camera yaw (small dice), one die in ten
 cocked. Every die is cut with `special_dice.face_crop` (the reader's own crop) several times
 with its centre and side jittered as a segmenter would hand it over (from the top face's side
-to the whole die's outline) and at any rotation; a special die is cut again where the
-reader's own candidates for it lie (`reader.propose`: up to a third of a side off centre, the
-outline's side) and once more centred on its top face, as `special_dice.read_segmented` reads
-it. The colours are jittered as for the d6 network. Classes: `special_dice.CLASSES`: pip
-dice and places that are no die (the reader's candidates off the dice, the marker tiles,
-spots beside dice) are "other"; a die leaning on another or on the wall is "cocked",
-whatever it shows. Artillery numerals are drawn in TRAIN_FONTS only: the benchmark's Source
-Sans numerals are a typeface the network never saw.
+to the whole die's outline) and at any rotation; the colours are jittered as for the d6
+network. Classes: `special_dice.CLASSES`: pip dice and places that are no die (the reader's
+candidates off the dice, the marker tiles, spots beside dice) are "other"; a die leaning on
+another or on the wall is "cocked", whatever it shows. Artillery numerals are drawn in
+TRAIN_FONTS only: the benchmark's Source Sans numerals are a typeface the network never saw.
 The benchmark's trays (seeds 1 and 2) are not used; the seed here defaults to 1000.
 About 10 minutes to render and cut, 10-20 minutes to train on one core.
 """
@@ -31,13 +28,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from station.vision.special_dice import CLASSES, FACE_CROP, WEIGHTS, centre_on_face, face_crop
+from station.vision.special_dice import CLASSES, FACE_CROP, WEIGHTS, face_crop
 from station.vision.training.train_classifier import augment_colour, export, fit
 
 TRAIN_FONTS = ("hershey-simplex", "hershey-duplex", "roboto", "lato", "dejavu")
 SIZES = [(640, 480), (800, 600), (1280, 960), (1920, 1080), (2592, 1944), (3840, 2160)]
 OTHER, COCKED = CLASSES.index("other"), CLASSES.index("cocked")
-READER_CROPS = 2     # crops a special die at the reader's own candidates for it
 
 
 def top_side(truth) -> float:
@@ -92,20 +88,7 @@ def collect(trays: int, seed: int, save=None) -> tuple[np.ndarray, np.ndarray, n
                 add(shot.image, cx + 0.9 * side * math.cos(a), cy + 0.9 * side * math.sin(a),
                     side * rng.uniform(0.85, 1.2), OTHER, index)
         side = float(np.median(sides))
-        proposed = propose(shot.image, side)
-        for t, top in zip(shot.truth, sides):
-            if t.kind == "d6":
-                continue
-            # The reader's own candidates on this die (off centre, the outline's side), and
-            # one of them centred on its top face as `read_segmented` reads it again.
-            near = [c for c in proposed if math.dist((c.x, c.y), t.center) < 0.45 * top]
-            for k, i in enumerate(rng.permutation(len(near))[:READER_CROPS]):
-                c = near[i]
-                s = float(np.clip(c.side, 0.85 * top, 1.8 * top)) * rng.uniform(0.9, 1.1)
-                add(shot.image, c.x, c.y, s, label_of(t), index)
-                if k == 0:
-                    add(shot.image, *centre_on_face(shot.image, c.x, c.y, s), label_of(t), index)
-        off_dice = [c for c in proposed
+        off_dice = [c for c in propose(shot.image, side)
                     if not any(t.box[0] - side / 4 < c.x < t.box[2] + side / 4
                                and t.box[1] - side / 4 < c.y < t.box[3] + side / 4
                                for t in shot.truth)]
