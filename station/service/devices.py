@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import random
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,13 +119,27 @@ def settle_watcher(still_s: float) -> SettleWatcher:
     return SettleWatcher(still_s)
 
 
-def tray_reader(calibration_path: str) -> Callable[[np.ndarray], list[Any]]:
-    """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile."""
-    from station.vision import read_tray
+class TrayReader:
+    """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile;
+    read.expecting_special(frame): the same when the rules asked for a scatter or artillery
+    die (the reader then gives dice read as pips a second look as special dice)."""
+
+    def __init__(self, calibration: Any) -> None:
+        from station.vision import read_tray
+        self.read_tray, self.calibration = read_tray, calibration
+
+    def __call__(self, frame: np.ndarray) -> list[Any]:
+        return self.read_tray(frame, self.calibration)
+
+    def expecting_special(self, frame: np.ndarray) -> list[Any]:
+        return self.read_tray(frame, self.calibration, expect_special=True)
+
+
+def tray_reader(calibration_path: str) -> TrayReader:
     calibration = None
     if calibration_path:
         calibration = load_tray_calibration(calibration_path)
-    return lambda frame: read_tray(frame, calibration)
+    return TrayReader(calibration)
 
 
 def load_tray_calibration(path: str) -> Any:

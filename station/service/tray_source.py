@@ -166,12 +166,17 @@ class TraySource:
                 time.sleep(self.period)
                 continue
             self.host.prompt("reading", headline, f"Reading {purpose}")
-            dice = self.read(frame)
+            dice = self._read(frame, expect_special=kind != "d6")
             if not dice and state == "waiting":   # ROLL on an empty tray: nothing rolled yet
                 self.host.prompt("waiting", headline, f"Roll {purpose}")
                 moved = False
                 continue
             verdict = judge(dice, kind, count)
+            if verdict.faces is None and kind == "d6" and hasattr(self.read, "expecting_special"):
+                # A scatter or artillery die rolled with the d6s (SCAT-1, 2D6+A) can be read
+                # as pips: before asking for a re-roll, read the tray expecting special dice.
+                dice = self._read(frame, expect_special=True)
+                verdict = judge(dice, kind, count)
             reading = self.host.journal_reading(
                 {"purpose": purpose, "asked": {"kind": kind, "count": count},
                  "accepted": verdict.faces is not None, "problem": verdict.problem},
@@ -186,6 +191,12 @@ class TraySource:
                 expect(kind, count, purpose)
                 watcher = self.new_watcher()  # (the simulated tray films a new scene)
             state, moved = "waiting", False
+
+    def _read(self, frame: np.ndarray, expect_special: bool) -> list[Any]:
+        """The reader's dice; told that scatter or artillery dice are expected when it can be
+        (`devices.TrayReader.expecting_special`), which costs time on every die read as pips."""
+        expecting = getattr(self.read, "expecting_special", None)
+        return expecting(frame) if expect_special and expecting else self.read(frame)
 
     def _typed(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         """Manual entry with the buttons: ROLL steps the value, NEXT takes it, RE-ROLL cancels."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -52,6 +53,12 @@ FACE_AREA = 0.95            # a top face's area / side**2 (its corners are round
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
+ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
+    # (None: Otsu's): a glare spot's soft halo merged with a light arrow shrinks away as the
+    # level rises, the sharp-edged print does not. Not for a HIT face's small arrow: on small
+    # dice the word's strokes break up into arrow-like marks at high levels.
+WHOLE_ARROW = (2.7, 0.05)   # elongation and area / side**2 of a whole arrow, shaft and head
+                            # (measured 2.7-5.4 and 0.06-0.10 at those levels)
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 
 
@@ -95,10 +102,11 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
         return None
     if label not in ("arrow", "hit"):
         return SpecialReading("artillery", label, None, confidence)
-    marks = _marks(_cut(image, x, y, side), side)
+    crop = _cut(image, x, y, side)
     if label == "arrow":
-        return SpecialReading("scatter", "arrow", _arrow_of(marks), confidence)
-    return SpecialReading("scatter", "hit", _small_arrow_of(marks), confidence)
+        return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
+                              confidence)
+    return SpecialReading("scatter", "hit", _small_arrow_of(_marks(crop, side)), confidence)
 
 
 def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
@@ -176,20 +184,29 @@ def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialRead
     return read_special(crop, w / 2, h / 2, side_px or min(h, w) / CONTEXT)
 
 
-def _marks(crop: np.ndarray, side: float) -> list[list[_Blob]]:
-    """The marks on the die's top face in `crop`: those of the stronger polarity (brighter or
-    darker than the face), then those of the other one (a glare spot on a light die can be
-    brighter than its dark print is dark). Empty if the face is not found."""
+def _marks(crop: np.ndarray, side: float, levels=(None,)) -> Iterator[list[_Blob]]:
+    """The marks on the die's top face in `crop`, in the order to try them: those of the
+    stronger polarity (brighter or darker than the face), then those of the other one (a glare
+    spot on a light die can be brighter than its dark print is dark); then those of the
+    stronger polarity at each further ink level of `levels` (the first: None, `_blobs`' own;
+    the weaker polarity cut higher is the glare's halo, not print), only those long and large
+    enough to be a whole arrow (not a lone arrow head, a piece of glare or a side face's
+    edge). None if the face is not found."""
     if min(crop.shape[:2]) < 6:
-        return []
+        return
     top = _top_face(crop, side)
     if not 0.3 * side * side < top.sum() < 2.0 * side * side:
-        return []
+        return
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return [_blobs(weight, side) for weight in _ink(grey, top, side)]
+    weights = _ink(grey, top, side)
+    for weight in weights:
+        yield _blobs(weight, side, levels[0])
+    for level in levels[1:] if weights else ():
+        yield [b for b in _blobs(weights[0], side, level)
+               if b.elongation >= WHOLE_ARROW[0] and b.area >= WHOLE_ARROW[1] * side * side]
 
 
-def _arrow_of(marks: list[list[_Blob]]) -> float | None:
+def _arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
     """The bearing of an arrow face's arrow: its largest mark, if arrow-shaped."""
     for blobs in marks:
         arrow = _arrow_bearing(max(blobs, key=lambda b: b.area)) if blobs else None
@@ -198,7 +215,7 @@ def _arrow_of(marks: list[list[_Blob]]) -> float | None:
     return None
 
 
-def _small_arrow_of(marks: list[list[_Blob]]) -> float | None:
+def _small_arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
     for blobs in marks:
         bearing = _small_arrow_bearing(blobs)
         if bearing is not None:
@@ -282,15 +299,17 @@ def _ink(grey: np.ndarray, top: np.ndarray, side: float) -> list[np.ndarray]:
     return [m for _, m in sorted(maps, key=lambda cm: -cm[0])]
 
 
-def _blobs(weight: np.ndarray, side: float) -> list[_Blob]:
-    """The marks as connected components: ink above Otsu's split of the face (at most 0.45,
-    so that a bright glare spot setting the contrast does not wipe out the print)."""
-    inside = weight[weight > 0]
-    level = 0.45
-    if inside.size > 16:
-        otsu, _ = cv2.threshold((inside * 255).astype(np.uint8).reshape(-1, 1), 0, 255,
-                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        level = min(level, max(0.2, otsu / 255))
+def _blobs(weight: np.ndarray, side: float, level: float | None = None) -> list[_Blob]:
+    """The marks as connected components: ink above `level`, by default Otsu's split of the
+    face (at most 0.45, so that a bright glare spot setting the contrast does not wipe out
+    the print)."""
+    if level is None:
+        inside = weight[weight > 0]
+        level = 0.45
+        if inside.size > 16:
+            otsu, _ = cv2.threshold((inside * 255).astype(np.uint8).reshape(-1, 1), 0, 255,
+                                    cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+            level = min(level, max(0.2, otsu / 255))
     n, labels, stats, _ = cv2.connectedComponentsWithStats((weight > level).astype(np.uint8),
                                                            8)
     blobs = []

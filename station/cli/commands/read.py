@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
@@ -29,6 +30,11 @@ def register(registry) -> None:
                         help="tray calibration profile: adds positions in tray millimetres")
     parser.add_argument("--annotate", metavar="DIR", type=Path,
                         help="also write each image with the dice marked, as DIR/NAME.png")
+    parser.add_argument("--expect-special", action=argparse.BooleanOptionalAction, default=True,
+                        help="give dice read as pips that may be scatter or artillery dice a "
+                             "second look as special dice (the default; --no-expect-special: "
+                             "only dice the pip network calls special, about 13%% faster on "
+                             "photos of pip dice alone)")
 
 
 def run(args) -> int:
@@ -46,7 +52,7 @@ def run(args) -> int:
             _report_error(args, path, f"cannot read {path}: {problem}")
             continue
         try:
-            dice = read_tray(image, calibration)
+            dice = read_tray(image, calibration, expect_special=args.expect_special)
         except ValueError as error:
             failed = True
             _report_error(args, path, f"cannot read the dice in {path}: {error}")

@@ -1,0 +1,85 @@
+"""read_tray told that special dice are expected (`expect_special`, issue 4): a die the d6
+network reads as pips with some doubt that it is special is read by the special reader too,
+whose sure reading wins; real pip dice stay pip dice."""
+
+import math
+
+import numpy as np
+import pytest
+
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
+from station.vision import read_tray
+from station.vision.classifier import CLASSES, SPECIAL
+from station.vision.reader import MAYBE_SPECIAL, _describe
+from station.vision.segment import Candidate
+
+
+def as_pip_die(p_special: float) -> np.ndarray:
+    """The d6 network's output for a die it reads as a 4, with some doubt that it is special."""
+    p = np.zeros(CLASSES, np.float32)
+    p[SPECIAL], p[4] = p_special, 1.0 - p_special
+    return p
+
+
+def describe(image, c, p, expect_special):
+    return _describe(image, c, p, [(c, p)], None, expect_special)
+
+
+def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
+    shot = render_roll([Face("artillery", 8)], np.random.default_rng(4), size=(1280, 960))
+    t = shot.truth[0]
+    c = Candidate(*t.center, t.box[2] - t.box[0])
+    doubt = as_pip_die(2 * MAYBE_SPECIAL)
+    die = describe(shot.image, c, doubt, expect_special=True)
+    assert (die.kind, die.value) == ("artillery", 8) and die.confidence >= 0.95
+    assert describe(shot.image, c, doubt, expect_special=False).value == 4
+    assert describe(shot.image, c, as_pip_die(0.0), expect_special=True).value == 4
+
+
+@pytest.mark.parametrize("seed", [214, 249, 315, 324])
+def test_small_special_dice_are_read_when_expected(seed):
+    """640x480 trays whose artillery die the d6 network reads as a 1 (with the d6 weights of
+    session 2): expected, every special die is read right and no d6 is taken for one."""
+    shot = random_tray(np.random.default_rng(seed), size=(640, 480), dice=(1, 3),
+                       special={"artillery": (1, 1), "scatter": (0, 1)})
+    dice = read_tray(shot.image, expect_special=True)
+    for t in shot.truth:
+        near = [d for d in dice if math.dist(d.center, t.center) < (t.box[2] - t.box[0]) / 2]
+        assert near, f"{t.kind} {t.value} not found"
+        assert near[0].kind == t.kind
+        if t.kind != "d6":
+            assert near[0].value == t.value
+
+
+def test_real_pip_dice_stay_pip_dice_when_special_dice_are_expected(real_sample):
+    """Every real pip die given the second opinion (as if the d6 network had doubts) and every
+    real photo read expecting special dice: no die is taken for a special one."""
+    for name, image, labels in real_sample:
+        assert all(d.kind == "d6" for d in read_tray(image, expect_special=True)), name
+        for label in labels:
+            x0, y0, x1, y1 = label["box"]
+            c = Candidate((x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0))
+            die = describe(image, c, as_pip_die(0.5), expect_special=True)
+            assert die.kind == "d6", f"{name}: the {label['value']} at {c} read as {die.kind}"
+
+
+def test_station_read_expects_special_dice_unless_told_not_to(tmp_path, capsys):
+    """`station read` looks again at dice read as pips by default (a one-shot reading of a
+    photo whose dice are unknown); --no-expect-special reads as the service does for d6."""
+    import json
+
+    import cv2
+
+    from station.cli import main
+
+    shot = random_tray(np.random.default_rng(214), size=(640, 480), dice=(1, 3),
+                       special={"artillery": (1, 1), "scatter": (0, 1)})
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shot.image)
+    kinds = {}
+    for flag in ([], ["--no-expect-special"]):
+        assert main(["read", str(image), "--json", *flag]) == 0
+        kinds[bool(flag)] = sorted(d["kind"] for d in json.loads(capsys.readouterr().out)["dice"])
+    assert kinds[False] == sorted(t.kind for t in shot.truth)
+    assert kinds[False] != kinds[True]
