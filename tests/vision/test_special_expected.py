@@ -37,19 +37,46 @@ def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
     assert describe(shot.image, c, as_pip_die(0.0), expect_special=True).value == 4
 
 
-@pytest.mark.parametrize("seed", [214, 249, 315, 324])
-def test_small_special_dice_are_read_when_expected(seed):
-    """640x480 trays whose artillery die the d6 network reads as a 1 (with the d6 weights of
-    session 2): expected, every special die is read right and no d6 is taken for one."""
-    shot = random_tray(np.random.default_rng(seed), size=(640, 480), dice=(1, 3),
-                       special={"artillery": (1, 1), "scatter": (0, 1)})
-    dice = read_tray(shot.image, expect_special=True)
+@pytest.fixture
+def doubting_network(monkeypatch):
+    """The d6 network as if it read every special die as a 1, with 5 % doubt that it is
+    special: what an older network did with small special dice, made certain here so that
+    the test does not depend on one network's mistakes."""
+    from station.vision import reader
+    network = reader.default_classifier()
+
+    class Doubting:
+        def predict(self, crops):
+            p = network.predict(crops)
+            special = p[:, SPECIAL] >= 0.5
+            p[special, 1] += p[special, SPECIAL] - 0.05
+            p[special, SPECIAL] = 0.05
+            return p
+
+    monkeypatch.setattr(reader, "default_classifier", Doubting)
+
+
+def special_tray():
+    """1280x960, three d6, an artillery 8 and a scatter HIT, all read right by read_tray."""
+    return random_tray(np.random.default_rng(5), size=(1280, 960), dice=(2, 4),
+                       special={"artillery": (1, 1), "scatter": (1, 1)})
+
+
+def kind_and_value_near(dice, truth):
+    reach = (truth.box[2] - truth.box[0]) / 2
+    near = [d for d in dice if math.dist(d.center, truth.center) < reach]
+    assert near, f"{truth.kind} {truth.value} not found"
+    return near[0].kind, near[0].value
+
+
+def test_special_dice_read_as_pips_are_read_right_when_expected(doubting_network):
+    shot = special_tray()
+    expected = read_tray(shot.image, expect_special=True)
+    unexpected = read_tray(shot.image)
     for t in shot.truth:
-        near = [d for d in dice if math.dist(d.center, t.center) < (t.box[2] - t.box[0]) / 2]
-        assert near, f"{t.kind} {t.value} not found"
-        assert near[0].kind == t.kind
-        if t.kind != "d6":
-            assert near[0].value == t.value
+        assert kind_and_value_near(expected, t) == (t.kind, t.value)
+        assert kind_and_value_near(unexpected, t) == (("d6", 1) if t.kind != "d6" else
+                                                      (t.kind, t.value))
 
 
 def test_real_pip_dice_stay_pip_dice_when_special_dice_are_expected(real_sample):
@@ -64,7 +91,8 @@ def test_real_pip_dice_stay_pip_dice_when_special_dice_are_expected(real_sample)
             assert die.kind == "d6", f"{name}: the {label['value']} at {c} read as {die.kind}"
 
 
-def test_station_read_expects_special_dice_unless_told_not_to(tmp_path, capsys):
+def test_station_read_expects_special_dice_unless_told_not_to(tmp_path, capsys,
+                                                              doubting_network):
     """`station read` looks again at dice read as pips by default (a one-shot reading of a
     photo whose dice are unknown); --no-expect-special reads as the service does for d6."""
     import json
@@ -73,8 +101,7 @@ def test_station_read_expects_special_dice_unless_told_not_to(tmp_path, capsys):
 
     from station.cli import main
 
-    shot = random_tray(np.random.default_rng(214), size=(640, 480), dice=(1, 3),
-                       special={"artillery": (1, 1), "scatter": (0, 1)})
+    shot = special_tray()
     image = tmp_path / "tray.png"
     cv2.imwrite(str(image), shot.image)
     kinds = {}
@@ -82,4 +109,4 @@ def test_station_read_expects_special_dice_unless_told_not_to(tmp_path, capsys):
         assert main(["read", str(image), "--json", *flag]) == 0
         kinds[bool(flag)] = sorted(d["kind"] for d in json.loads(capsys.readouterr().out)["dice"])
     assert kinds[False] == sorted(t.kind for t in shot.truth)
-    assert kinds[False] != kinds[True]
+    assert kinds[True] == ["d6"] * len(shot.truth)

@@ -258,8 +258,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         crops, classes = samples.arrays()
         if cache:
             np.savez(cache, crops=crops, classes=classes)
-    print(f"{len(crops)} crops ({np.bincount(classes, minlength=CLASSES).tolist()} per class, 0 = not a die, 7 = cocked, 8 = special) "
-          f"in {time.time() - t0:.0f} s")
+    print(f"{len(crops)} crops ({np.bincount(classes, minlength=CLASSES).tolist()} per class, "
+          f"0 = not a die, 7 = cocked, 8 = special) in {time.time() - t0:.0f} s")
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
     model = make_model(channels)
