@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from station.vision.classifier import normalise
+from station.vision.classifier import normalise, read_onnx
 from station.vision.crops import CropSource
 
 # other: pips, or no die at all; cocked: a die leaning on another or the wall (any face)
@@ -383,8 +383,6 @@ def _arrow_bearing(blob: _Blob) -> tuple[float, float] | None:
     return bearing, float(min(0.99, 0.6 + 0.1 * ratio))
 
 
-
-
 def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
     """The small arrow beside the word on a HIT face: of the arrow-shaped marks, the one
     farthest from the marks' middle (the word sits in the middle of the face)."""
@@ -403,7 +401,7 @@ class _FaceNet:
     """The face network (a small CNN, ONNX, run by OpenCV's dnn module like the d6 one)."""
 
     def __init__(self, path: str) -> None:
-        self.net = cv2.dnn.readNetFromONNX(path)
+        self.net = read_onnx(path)
 
     def predict(self, crop: np.ndarray) -> np.ndarray:
         """Class probabilities of one FACE_CROP crop, averaged over its four quarter turns
