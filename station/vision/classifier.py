@@ -5,6 +5,10 @@ of the top faces 1..6 (classes 1..6) and of a cocked die, leaning so that no fac
 (class 7), and of a special die, scatter or artillery (class 8: `special_dice` reads it);
 classes 7 and 8 are learned from rendered trays. The network (`weights/d6_classifier.onnx`,
 a few hundred KB) is trained and exported by `station/vision/training/train_classifier.py`.
+
+In front of it, the gate (`weights/d6_gate.onnx`, trained by `training/train_gate.py`) is a
+network a tenth as costly that only says "die or not": most of the reader's candidates are
+tray, shadows and neighbours' edges, and need not pay for the whole classifier.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import cv2
 import numpy as np
 
 WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
+GATE_WEIGHTS = WEIGHTS.with_name("d6_gate.onnx")
 NOT_A_DIE, COCKED, SPECIAL = 0, 7, 8
 CLASSES = 9
 
@@ -55,12 +60,32 @@ class DieClassifier:
         return e / e.sum(axis=1, keepdims=True)
 
 
+class DieGate:
+    """P(a die) per crop, cheaply; the crops it passes go to the `DieClassifier`."""
+
+    def __init__(self, weights_path: Path = GATE_WEIGHTS) -> None:
+        self.net = read_onnx(weights_path)
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        if len(crops) == 0:
+            return np.zeros(0, np.float32)
+        self.net.setInput(normalise(crops))
+        logits = self.net.forward().reshape(len(crops), 2)
+        return 1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))
+
+
 @lru_cache(maxsize=1)
 def default_classifier() -> DieClassifier:
     return DieClassifier(_weights)
 
 
+@lru_cache(maxsize=1)
+def default_gate() -> DieGate | None:
+    return DieGate(_gate_weights) if _gate_weights is not None else None
+
+
 _weights = WEIGHTS
+_gate_weights: Path | None = GATE_WEIGHTS
 
 
 def use_weights(path: Path) -> None:
@@ -68,3 +93,11 @@ def use_weights(path: Path) -> None:
     global _weights
     _weights = Path(path)
     default_classifier.cache_clear()
+
+
+def use_gate(path: Path | None) -> None:
+    """Gate the classifier with another weights file from now on; None: no gate (every
+    candidate to the classifier, as the gate's training and its benchmark need)."""
+    global _gate_weights
+    _gate_weights = Path(path) if path is not None else None
+    default_gate.cache_clear()

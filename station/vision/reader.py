@@ -5,7 +5,8 @@
    and a 4K camera give dice of similar pixel size to the classifier.
 2. Candidates from the edges (`segment.py`), generous on purpose.
 3. Each candidate is cut from the full-resolution frame as a scale-normalised crop
-   (`crops.py`) and classified (`classifier.py`): not a die, or top face 1..6.
+   (`crops.py`); a cheap gate network drops the crops that are surely not dice, and the
+   classifier (`classifier.py`) reads the others: not a die, or top face 1..6.
 4. One die, one reading: overlapping detections keep the most confident.
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die separates touching dice.
@@ -26,7 +27,7 @@ import math
 import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
-                                       default_classifier)
+                                       default_classifier, default_gate)
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource, pyramid_level
 from station.vision.special_dice import read_segmented
@@ -38,6 +39,7 @@ MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
 WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
+GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the classifier
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is read again at other quarter turns
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
@@ -95,9 +97,16 @@ def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
 
 
 def _classify(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
+    """Class probabilities of the candidates; those the gate turns away are "not a die"."""
+    probs = np.zeros((len(candidates), CLASSES), np.float32)
+    probs[:, NOT_A_DIE] = 1.0
     if not candidates:
-        return np.zeros((0, CLASSES), np.float32)
-    return default_classifier().predict(_crops(source, candidates))
+        return probs
+    crops = _crops(source, candidates)
+    gate = default_gate()
+    passed = gate.predict(crops) >= GATE_PASS if gate is not None else slice(None)
+    probs[passed] = default_classifier().predict(crops[passed])
+    return probs
 
 
 def _accept(candidates: list[Candidate], probs: np.ndarray
