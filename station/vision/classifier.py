@@ -30,10 +30,11 @@ def normalise(crops: np.ndarray) -> np.ndarray:
 
     Per-crop normalisation makes the input independent of exposure and of the tray's light.
     """
-    x = crops.astype(np.float32)
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True)
-    return ((x - mean) / (std + 8.0)).transpose(0, 3, 1, 2).copy()
+    x = crops.transpose(0, 3, 1, 2).astype(np.float32, order="C")
+    flat = x.reshape(len(x), int(np.prod(x.shape[1:])))   # a view: x is changed in place
+    flat -= flat.mean(axis=1, keepdims=True)
+    flat /= np.sqrt(np.einsum("ij,ij->i", flat, flat) / flat.shape[1])[:, None] + 8.0
+    return x
 
 
 def read_onnx(path: Path) -> cv2.dnn.Net:

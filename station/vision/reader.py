@@ -31,8 +31,9 @@ from station.vision.classifier import (CLASSES, COCKED, NOT_A_DIE, SPECIAL,
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource, pyramid_level
 from station.vision.special_dice import read_segmented
-from station.vision.segment import (Candidate, blob_candidates, cluster_candidates,
-                                    density_candidates, edge_map, filled_blobs, strong_edges)
+from station.vision.segment import (Candidate, blob_candidates, blob_distances,
+                                    cluster_candidates, density_candidates, edge_map,
+                                    filled_blobs, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -66,13 +67,14 @@ class TrayEdges:
         self.scale = source.scale(k)[0]
         self.edges = strong_edges(edge_map(work))
         self.filled = filled_blobs(self.edges)
+        self.dist = blob_distances(self.filled)
 
     def _to_frame(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
         return [Candidate(c.x / s, c.y / s, c.side / s) for c in found]
 
     def blobs(self) -> list[Candidate]:
-        return self._to_frame(blob_candidates(self.filled))
+        return self._to_frame(blob_candidates(self.dist))
 
     def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = ()
               ) -> list[Candidate]:
@@ -82,7 +84,7 @@ class TrayEdges:
         work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
                 for found in (taken, settled)]
         return self._to_frame(density_candidates(self.edges, side * s, work[0])
-                              + cluster_candidates(self.filled, side * s, *work))
+                              + cluster_candidates(self.filled, self.dist, side * s, *work))
 
 
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
