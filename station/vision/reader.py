@@ -114,13 +114,18 @@ def _classify(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
 def _accept(candidates: list[Candidate], probs: np.ndarray
             ) -> list[tuple[Candidate, np.ndarray]]:
     """Candidates that are dice, most confident first, one per die."""
-    found = [(c, p) for c, p in zip(candidates, probs) if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY]
-    found.sort(key=lambda cp: -float(cp[1][1:].max()))
-    kept: list[tuple[Candidate, np.ndarray]] = []
-    for c, p in found:
-        if all(math.hypot(c.x - k.x, c.y - k.y) > SAME_DIE * max(c.side, k.side)
-               for k, _ in kept):
-            kept.append((c, p))
+    dice = np.flatnonzero(1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY)
+    if not len(dice):
+        return []
+    dice = dice[np.argsort(-probs[dice, 1:].max(axis=1), kind="stable")]
+    x, y, side = np.array([(candidates[i].x, candidates[i].y, candidates[i].side)
+                           for i in dice]).T
+    same = np.hypot(x[:, None] - x, y[:, None] - y) <= SAME_DIE * np.maximum(side[:, None], side)
+    kept, taken = [], np.zeros(len(dice), bool)
+    for j, i in enumerate(dice):
+        if not taken[j]:
+            kept.append((candidates[i], probs[i]))
+            taken |= same[j]
     return kept
 
 
