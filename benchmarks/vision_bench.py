@@ -7,7 +7,8 @@ Prints, for the real photos (all of them, the training part and the held-out par
 5th photo by sorted name, never used in training) and for N rendered trays of 1-40 dice
 (the synthetic renderer `station.fakes.tray`, rendering time not counted):
 - die-level accuracy = correct / (labelled + false detections), see station/vision/evaluation;
-- the confusion matrix (true value by read value, unreadable and missed);
+- the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
+  or artillery die);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1)).
 And the speed on a 1280x960 frame with 30 dice (two real photos side by side over a grey
 strip; and a rendered tray) and on a 640x640 photo.

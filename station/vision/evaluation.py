@@ -3,7 +3,9 @@
 A labelled die is read when a detection's centre falls in its box with the right value.
 Each detection matches at most one labelled die (the nearest box centre); detections in no
 box, and extra detections in an already matched box, are false dice. Accuracy =
-correct / (labelled + false): missed dice and false dice both count against.
+correct / (labelled + false): missed dice and false dice both count against. Detections of
+every kind count: a pip die read as a scatter or artillery die is not read (column
+"special"), and a special die where there is no die is a false one.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Confusion columns: predicted 1..6, then "unreadable" (value None), then "missed".
-UNREADABLE, MISSED = 7, 8
+# Confusion columns: predicted 1..6, then "unreadable" (value None), "missed", and "special"
+# (read as another kind of die).
+UNREADABLE, MISSED, OTHER_KIND = 7, 8, 9
 
 
 @dataclass
@@ -21,7 +24,7 @@ class Score:
     labelled: int = 0
     correct: int = 0
     false: int = 0
-    confusion: np.ndarray = field(default_factory=lambda: np.zeros((7, 9), int))
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((7, 10), int))
 
     @property
     def accuracy(self) -> float:
@@ -35,19 +38,19 @@ class Score:
         self.confusion += other.confusion
 
     def confusion_text(self) -> str:
-        head = "true\\read " + " ".join(f"{v:>5}" for v in range(1, 7)) + "  unread missed"
+        head = "true\\read " + " ".join(f"{v:>5}" for v in range(1, 7)) + "  unread missed special"
         rows = [head]
         for v in range(1, 7):
             row = self.confusion[v]
             rows.append(f"{v:>9} " + " ".join(f"{n:>5}" for n in row[1:7])
-                        + f" {row[UNREADABLE]:>7} {row[MISSED]:>6}")
+                        + f" {row[UNREADABLE]:>7} {row[MISSED]:>6} {row[OTHER_KIND]:>7}")
         return "\n".join(rows)
 
 
 def score_image(detections, labels) -> Score:
-    """`detections`: DetectedDie list (d6 only count); `labels`: [{"value", "box"}, ...]."""
+    """`detections`: DetectedDie list; `labels`: [{"value", "box"}, ...] of pip dice."""
     score = Score(labelled=len(labels))
-    dice = [d for d in detections if d.kind == "d6"]
+    dice = list(detections)
     claimed: dict[int, list[int]] = {}
     for i, d in enumerate(dice):
         x, y = d.center
@@ -67,6 +70,9 @@ def score_image(detections, labels) -> Score:
         best = min(hits, key=lambda i: _distance_to_centre(lab["box"], *dice[i].center))
         score.false += len(hits) - 1
         value = dice[best].value
+        if dice[best].kind != "d6":
+            score.confusion[truth, OTHER_KIND] += 1
+            continue
         score.confusion[truth, value if isinstance(value, int) else UNREADABLE] += 1
         score.correct += value == truth
     return score
