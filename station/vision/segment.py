@@ -132,19 +132,24 @@ def density_candidates(edges_mask: np.ndarray, side: float,
     """Peaks of edge density over a die-sized window, away from the dice already found.
 
     The found dice's own edges are blanked first: next to a busy die, a plain die's weaker
-    peak would not be a maximum and would go unseen.
+    peak would not be a maximum and would go unseen. The density, smooth at die scale, is
+    found at half the resolution: four times cheaper, and its peaks within a pixel.
     """
-    k = max(3, int(round(side)))
     unexplained = edges_mask.copy()
     for c in taken:
         cv2.circle(unexplained, (int(c.x), int(c.y)), int(TAKEN_REACH * c.side), 0, -1)
-    density = cv2.boxFilter(unexplained.astype(np.float32) / 255.0, -1, (k, k))
+    h, w = edges_mask.shape    # even-sized: OpenCV halves those some twenty times faster
+    half = cv2.resize(unexplained[:h - h % 2, :w - w % 2], (max(1, w // 2), max(1, h // 2)),
+                      interpolation=cv2.INTER_AREA)
+    k = max(3, int(round(side / 2)))
+    density = cv2.boxFilter(half, cv2.CV_32F, (k, k)) / 255.0
     peaks_mask = (density >= cv2.dilate(density, np.ones((k // 2 * 2 + 1,) * 2, np.uint8)))
     peaks_mask &= density > DENSITY_FLOOR
     for c in taken:
-        cv2.circle(peaks_mask.view(np.uint8), (int(c.x), int(c.y)), int(0.7 * c.side), 0, -1)
-    found = _suppress(density, peaks_mask, spacing=0.0, fixed_radius=side / 2)
-    return found
+        cv2.circle(peaks_mask.view(np.uint8), (int(c.x / 2), int(c.y / 2)), int(0.35 * c.side),
+                   0, -1)
+    found = _suppress(density, peaks_mask, spacing=0.0, fixed_radius=side / 4)
+    return [Candidate(2 * c.x + 0.5, 2 * c.y + 0.5, side) for c in found]
 
 
 def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
@@ -163,12 +168,15 @@ def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
     ys = boxes[:, 1] + (boxes[:, 3] - 1) / 2
     values = score[np.clip(ys.round().astype(int), 0, score.shape[0] - 1),
                    np.clip(xs.round().astype(int), 0, score.shape[1] - 1)]
-    kept: list[tuple[float, float, float]] = []
-    for i in np.argsort(-values):
-        x, y = float(xs[i]), float(ys[i])
-        r = fixed_radius if fixed_radius is not None else float(values[i])
-        reach = fixed_radius if fixed_radius is not None else None
-        if all((x - kx) ** 2 + (y - ky) ** 2 > (reach or spacing * max(r, kr)) ** 2
-               for kx, ky, kr in kept):
-            kept.append((x, y, r))
-    return [Candidate(x, y, 2 * r) for x, y, r in kept]
+    order = np.argsort(-values, kind="stable")
+    xs, ys, values = xs[order], ys[order], values[order]
+    radii = np.full(len(xs), fixed_radius) if fixed_radius is not None else values
+    reach = radii[:, None] if fixed_radius is not None else \
+        spacing * np.maximum(radii[:, None], radii)
+    close = np.hypot(xs[:, None] - xs, ys[:, None] - ys) <= reach
+    kept, merged = [], np.zeros(len(xs), bool)
+    for i in range(len(xs)):
+        if not merged[i]:
+            kept.append(Candidate(float(xs[i]), float(ys[i]), 2 * float(radii[i])))
+            merged |= close[i]
+    return kept
