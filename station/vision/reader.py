@@ -131,18 +131,38 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
 
 def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                  ) -> list[tuple[Candidate, np.ndarray]]:
-    """Dice read with doubt are read again at three more quarter turns; votes averaged."""
+    """Dice read with doubt are read again at three more quarter turns; votes averaged. Those
+    still undecided are read once more in the mirror, at four turns: a mirrored die is a die,
+    and the classifier learned so."""
     doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < SURE * (1 - p[NOT_A_DIE])]
-    if not doubtful:
+    dice = _look_again(source, dice, doubtful, turns=(1, 2, 3), mirrored=False, seen=1)
+    undecided = [i for i in doubtful if _undecided(dice[i][1])]
+    return _look_again(source, dice, undecided, turns=(0, 1, 2, 3), mirrored=True, seen=4)
+
+
+def _undecided(p: np.ndarray) -> bool:
+    """Read as a die with a top face (not cocked, not special), but not surely enough."""
+    return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and \
+        p[1:].max() < READABLE * (1 - p[NOT_A_DIE])
+
+
+def _look_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                chosen: list[int], turns: tuple[int, ...], mirrored: bool, seen: int
+                ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `chosen` dice read again at quarter `turns` (of the mirrored crop, if `mirrored`);
+    every vote counts as much as each of the `seen` views their reading already averages."""
+    if not chosen:
         return dice
-    crops = _crops(source, [dice[i][0] for i in doubtful])
-    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in (1, 2, 3)])
-    votes = default_classifier().predict(np.ascontiguousarray(turned))
-    votes = votes.reshape(3, len(doubtful), CLASSES)
+    crops = _crops(source, [dice[i][0] for i in chosen])
+    if mirrored:
+        crops = crops[:, :, ::-1]
+    votes = default_classifier().predict(np.ascontiguousarray(
+        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])))
+    votes = votes.reshape(len(turns), len(chosen), CLASSES).sum(axis=0)
     dice = list(dice)
-    for j, i in enumerate(doubtful):
+    for j, i in enumerate(chosen):
         c, p = dice[i]
-        dice[i] = (c, (p + votes[:, j].sum(axis=0)) / 4)
+        dice[i] = (c, (seen * p + votes[j]) / (seen + len(turns)))
     return dice
 
 
