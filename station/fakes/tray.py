@@ -185,7 +185,15 @@ def _draw_die(image: np.ndarray, pose: DiePose, camera: Camera,
         shade = 0.5 + 0.5 * max(0.0, float(normal @ _LIGHT))
         alpha = warped[..., 3:4].astype(np.float32) / 255.0
         roi = image[y0c:y1c, x0c:x1c].astype(np.float32)
-        roi = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * shade * alpha
+        if pose.style.opacity < 1:
+            # Translucent: what shows of the floor comes through the body, tinted by it (the
+            # face's outline is where its alpha is at least the body's opacity).
+            see_through = np.clip(alpha / pose.style.opacity, 0, 1) - alpha
+            tint = np.sqrt(np.array(pose.style.body, np.float32) / 255)
+            roi = roi * (1 - alpha - see_through * (1 - tint))
+        else:
+            roi = roi * (1 - alpha)
+        roi = roi + warped[..., :3].astype(np.float32) * shade * alpha
         image[y0c:y1c, x0c:x1c] = roi.clip(0, 255).astype(np.uint8)
     if pose.glare is not None:
         u, v, strength = pose.glare

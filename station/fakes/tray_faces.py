@@ -149,6 +149,7 @@ _RED_PIP, _YELLOW_PIP, _WHITE_PIP, _BLACK_PIP = (45, 40, 185), (40, 190, 220), (
     (28, 26, 26)
 TRANSLUCENT = {
     "smoke": ((55, 58, 62), "black", [_RED_PIP, _WHITE_PIP, _YELLOW_PIP]),
+    "brown smoke": ((50, 62, 80), "brown", [_RED_PIP, _WHITE_PIP]),
     "red": ((35, 30, 150), "red", [_WHITE_PIP, _YELLOW_PIP, _BLACK_PIP]),
     "green": ((60, 150, 30), "green", [_YELLOW_PIP, _WHITE_PIP, _BLACK_PIP]),
     "blue": ((150, 70, 20), "blue", [_WHITE_PIP, _RED_PIP]),
@@ -220,7 +221,10 @@ def unusual_style(rng: np.random.Generator, style: FaceStyle) -> FaceStyle:
                               p=[0.3, 0.3, 0.2, 0.2]))
     texture, opacity, ghost = None, 1.0, 0.0
     if material == "translucent":
-        body, colour, inks = TRANSLUCENT[str(rng.choice(list(TRANSLUCENT)))]
+        # Smoke-coloured ones (red pips, often with white swirls) read worst: half of them.
+        names = list(TRANSLUCENT)
+        share = [0.5 / 2 if "smoke" in n else 0.5 / (len(names) - 2) for n in names]
+        body, colour, inks = TRANSLUCENT[str(rng.choice(names, p=share))]
         body = _jitter(rng, body, 15)
         opacity, ghost = float(rng.uniform(0.55, 0.85)), float(rng.uniform(0.15, 0.45))
         if rng.random() < 0.4:
