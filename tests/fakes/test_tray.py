@@ -7,9 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
-from station.fakes.tray import Finish, place_dice, random_look, random_tray, render_roll
-from station.fakes.tray_faces import (TEXTURE, available_fonts, pip_face, random_style,
-                                      unusual_style)
+from station.fakes.tray import (DiePose, Finish, _face_corners, draw_dice, place_dice,
+                                random_look, random_tray, render_roll)
+from station.fakes.tray_camera import make_camera
+from station.fakes.tray_faces import (TEXTURE, FaceStyle, available_fonts, pip_face,
+                                      random_style, unusual_style)
 from station.rules.faces import Face
 
 CLEAN = Finish(blur=0.0, noise=0.0, jpeg_quality=None, vignette=0.0)
@@ -138,3 +140,24 @@ def test_translucent_die_lets_the_floor_and_its_far_pips_through():
     near_ghost = np.linalg.norm(face[centre][..., :3].mean(axis=(0, 1)) - ink)
     near_plain = np.linalg.norm(ghostless[centre][..., :3].mean(axis=(0, 1)) - ink)
     assert near_ghost < near_plain - 5
+
+
+def test_translucent_die_shows_the_floor_darkened_through_its_body():
+    """A smoke die on a white floor is still dark (the floor seen through it is tinted by
+    the body), but not as dark as on a black floor; a plain die looks the same on both."""
+    camera = make_camera(np.random.default_rng(5), (320, 240), (60, 45), (30, 22), tilt_deg=0)
+    smoke = FaceStyle(body=(55, 58, 62), ink=(45, 40, 185), colour="black",
+                      material="translucent", opacity=0.7)
+    plain = dataclasses.replace(smoke, material="plain", opacity=1.0)
+
+    def body_pixel(style, floor):
+        image = np.full((240, 320, 3), floor, np.uint8)
+        pose = DiePose.flat(Face("d6", 6), style, 16.0, 30.0, 22.0, 0.0)
+        draw_dice(image, [pose], camera)
+        top = camera.project(_face_corners(pose, 0))
+        x, y = top[0] + 0.5 * (top[1] - top[0]) + 0.12 * (top[3] - top[0])  # between pips
+        return image[int(round(y)), int(round(x))].astype(int)
+
+    on_white, on_black = body_pixel(smoke, 220), body_pixel(smoke, 20)
+    assert on_white.max() < 90 and (on_white - on_black).min() > 10
+    assert np.array_equal(body_pixel(plain, 220), body_pixel(plain, 20))
