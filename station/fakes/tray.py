@@ -185,7 +185,15 @@ def _draw_die(image: np.ndarray, pose: DiePose, camera: Camera,
         shade = 0.5 + 0.5 * max(0.0, float(normal @ _LIGHT))
         alpha = warped[..., 3:4].astype(np.float32) / 255.0
         roi = image[y0c:y1c, x0c:x1c].astype(np.float32)
-        roi = roi * (1 - alpha) + warped[..., :3].astype(np.float32) * shade * alpha
+        if pose.style.opacity < 1:
+            # Translucent: what shows of the floor comes through the body, tinted by it (the
+            # face's outline is where its alpha is at least the body's opacity).
+            see_through = np.clip(alpha / pose.style.opacity, 0, 1) - alpha
+            tint = np.sqrt(np.array(pose.style.body, np.float32) / 255)
+            roi = roi * (1 - alpha - see_through * (1 - tint))
+        else:
+            roi = roi * (1 - alpha)
+        roi = roi + warped[..., :3].astype(np.float32) * shade * alpha
         image[y0c:y1c, x0c:x1c] = roi.clip(0, 255).astype(np.uint8)
     if pose.glare is not None:
         u, v, strength = pose.glare
@@ -348,11 +356,12 @@ def _grow(poly: np.ndarray, gap: float) -> np.ndarray:
 
 
 def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: float,
-               cocked: float, fonts, colours=None) -> list[DiePose]:
+               cocked: float, fonts, colours=None, materials: float = 0.0) -> list[DiePose]:
     """Random non-overlapping poses for `faces` on the tray floor.
 
     touching: chance that a die is put against one already placed (face to face);
-    cocked: chance that a die leans on a die or the wall (flagged "cocked").
+    cocked: chance that a die leans on a die or the wall (flagged "cocked");
+    materials: chance that a d6 is marbled, translucent, metallic or has low-contrast pips.
     """
     W, H = look.tray_mm
     margin = die_mm * 0.75
@@ -366,7 +375,7 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
     poses: list[DiePose] = []
     for index, face in enumerate(faces):
         colour = colours[index] if colours else None
-        style = random_style(rng, colour, fonts)
+        style = random_style(rng, colour, fonts, materials if face.kind == "d6" else 0.0)
         size = die_mm * rng.uniform(0.94, 1.06)
         arrow = float(rng.choice([0.0, 45.0]) + 90 * rng.integers(0, 4) + rng.uniform(-3, 3)) \
             if face.kind == "scatter" else 0.0
@@ -517,7 +526,7 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 die_mm: float | None = None, touching: float = 0.15, cocked: float = 0.0,
                 tilt_deg: float = 4.0, yaw_deg: float | None = None, fonts=None,
                 colours: list[str] | None = None, floor: str | None = None,
-                finish: Finish | None = None) -> RenderedTray:
+                finish: Finish | None = None, materials: float = 0.0) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
@@ -527,6 +536,9 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     yaw_deg: the camera's rotation relative to the tray (default: random within ±4°).
     fonts: artillery numeral fonts to draw from (default: all of `available_fonts()`).
     colours: one colour name per face (default: random). finish: blur/noise/JPEG.
+    materials: chance per d6 of an unusual material (swirled, translucent, metallic, or
+    low-contrast pips; `tray_faces.unusual_style`); 0 (the default) renders every seed as
+    it always did.
     """
     size = (int(size[0]), int(size[1]))
     if not (160 <= size[0] <= 8192 and 120 <= size[1] <= 8192):
@@ -539,7 +551,7 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     look = random_look(rng, tray_mm, markers, floor)
     die_mm = die_mm or float(rng.uniform(14, 18))
     poses = place_dice(faces, rng, look, die_mm, touching, cocked,
-                       tuple(fonts) if fonts else available_fonts(), colours)
+                       tuple(fonts) if fonts else available_fonts(), colours, materials)
     for pose in poses:
         if pose.face.kind == "scatter" and pose.face.bearing_deg is not None:
             pose.arrow_deg = 0.0

@@ -113,10 +113,19 @@ class FaceStyle:
     font: str = "hershey-duplex"
     misfire_style: str = "burst"  # "burst", "bomb" or "word"
     hit_arrow: bool = True
+    # Unusual materials (`random_style(materials=...)`); the defaults draw a plain die.
+    material: str = "plain"    # "plain", "marbled", "translucent", "metallic", "low-contrast"
+    body_texture: np.ndarray | None = None  # per-pixel body colour (swirls, metal sheen)
+    opacity: float = 1.0       # translucent dice: the floor shows through the body
+    ghost: float = 0.0         # translucent dice: strength of the far face's pips seen through
+    recess: float = 0.0        # darkening round the pips (engraved pips)
 
 
 def random_style(rng: np.random.Generator, colour: str | None = None,
-                 fonts: tuple[str, ...] | None = None) -> FaceStyle:
+                 fonts: tuple[str, ...] | None = None, materials: float = 0.0) -> FaceStyle:
+    """A die's look. materials: the chance that it is made of an unusual material instead
+    (`unusual_style`); 0 draws no more random numbers than plain dice ever did, so a seed
+    renders the same tray as before the option existed."""
     colour = colour or str(rng.choice(list(DIE_COLOURS)))
     body = tuple(int(np.clip(c + rng.integers(-18, 19), 0, 255)) for c in DIE_COLOURS[colour])
     if colour in LIGHT_COLOURS:
@@ -126,9 +135,122 @@ def random_style(rng: np.random.Generator, colour: str | None = None,
     else:
         ink = (240, 240, 238)
     fonts = fonts or available_fonts()
-    return FaceStyle(body=body, ink=ink, colour=colour, font=str(rng.choice(fonts)),
-                     misfire_style=str(rng.choice(["burst", "bomb", "word"])),
-                     hit_arrow=bool(rng.random() < 0.85))
+    style = FaceStyle(body=body, ink=ink, colour=colour, font=str(rng.choice(fonts)),
+                      misfire_style=str(rng.choice(["burst", "bomb", "word"])),
+                      hit_arrow=bool(rng.random() < 0.85))
+    if materials > 0 and rng.random() < materials:
+        style = unusual_style(rng, style)
+    return style
+
+
+# Unusual dice seen in real trays, which read worst (docs/vision.md, fourth session):
+# name -> (body BGR, the players' colour word, pip inks that go with it).
+_RED_PIP, _YELLOW_PIP, _WHITE_PIP, _BLACK_PIP = (45, 40, 185), (40, 190, 220), (235, 235, 232), \
+    (28, 26, 26)
+TRANSLUCENT = {
+    "smoke": ((55, 58, 62), "black", [_RED_PIP, _WHITE_PIP, _YELLOW_PIP]),
+    "brown smoke": ((50, 62, 80), "brown", [_RED_PIP, _WHITE_PIP]),
+    "red": ((35, 30, 150), "red", [_WHITE_PIP, _YELLOW_PIP, _BLACK_PIP]),
+    "green": ((60, 150, 30), "green", [_YELLOW_PIP, _WHITE_PIP, _BLACK_PIP]),
+    "blue": ((150, 70, 20), "blue", [_WHITE_PIP, _RED_PIP]),
+    "purple": ((110, 30, 90), "purple", [_WHITE_PIP, _YELLOW_PIP]),
+    "clear": ((205, 205, 200), "white", [_BLACK_PIP, _RED_PIP]),
+}
+METALLIC = {
+    "gold": ((45, 150, 200), "yellow", [_BLACK_PIP, (30, 30, 110)]),
+    "bronze": ((45, 95, 140), "brown", [_BLACK_PIP]),
+    "copper": ((50, 90, 180), "orange", [_BLACK_PIP, _WHITE_PIP]),
+    "silver": ((175, 172, 168), "grey", [_BLACK_PIP, _RED_PIP]),
+}
+LOW_CONTRAST = [  # (body colour name in DIE_COLOURS, or a BGR and a word), ink
+    ("black", _RED_PIP), ("red", _YELLOW_PIP), ("green", _YELLOW_PIP), ("blue", _RED_PIP),
+    ("purple", _RED_PIP), ("yellow", _WHITE_PIP), ("grey", _WHITE_PIP),
+    (((40, 65, 100), "brown"), _BLACK_PIP), (((40, 40, 60), "brown"), _RED_PIP),
+]
+_MARBLE_VEINS = [(235, 235, 232), (25, 25, 25), (170, 80, 25), (40, 35, 190), (60, 150, 35),
+                 (40, 205, 225), (120, 35, 95)]
+
+
+def _jitter(rng, colour, spread=18) -> tuple[int, int, int]:
+    return tuple(int(np.clip(c + rng.integers(-spread, spread + 1), 0, 255)) for c in colour)
+
+
+def _smooth_noise(rng, cells: int) -> np.ndarray:
+    """Smooth random field over the texture, about `cells` bumps across, roughly -1..1."""
+    small = rng.standard_normal((cells + 1, cells + 1)).astype(np.float32)
+    return cv2.resize(small, (TEXTURE, TEXTURE), interpolation=cv2.INTER_CUBIC) / 1.5
+
+
+def _marble(rng, body, vein) -> np.ndarray:
+    """Swirled plastic: veins of a second colour along the level lines of a warped wave."""
+    a = rng.uniform(0, math.pi)
+    along = _xx * math.cos(a) + _yy * math.sin(a)
+    phase = rng.uniform(0.6, 2.0) * 2 * math.pi * along + rng.uniform(2, 5) * _smooth_noise(rng, 2)
+    width = rng.uniform(0.2, 0.6)
+    vein_share = np.exp(-(np.sin(phase) ** 2) / width ** 2) * rng.uniform(0.5, 1.0)
+    vein_share *= np.clip(_smooth_noise(rng, 2) + 0.8, 0, 1)   # veins fade in and out
+    tex = np.array(body, np.float32) * (1 - vein_share[..., None]) \
+        + np.array(vein, np.float32) * vein_share[..., None]
+    return tex.clip(0, 255).astype(np.uint8)
+
+
+def _metal(rng, body) -> np.ndarray:
+    """Metallic paint: a broad sheen across the face and fine brushed grain."""
+    a = rng.uniform(0, 2 * math.pi)
+    along = _xx * math.cos(a) + _yy * math.sin(a)
+    sheen = 0.75 + rng.uniform(0.3, 0.7) * np.exp(-((along - rng.uniform(0.2, 0.8)) ** 2) / 0.05)
+    sheen += 0.12 * _smooth_noise(rng, 4)
+    grain = rng.standard_normal((TEXTURE, 1)).astype(np.float32) * 4
+    tex = np.array(body, np.float32) * sheen[..., None] + grain[..., None]
+    return tex.clip(0, 255).astype(np.uint8)
+
+
+def _glitter(rng, tex: np.ndarray) -> np.ndarray:
+    count = int(rng.integers(30, 150))
+    ys, xs = rng.integers(0, TEXTURE, count), rng.integers(0, TEXTURE, count)
+    tex = tex.astype(np.float32)
+    tex[ys, xs] += rng.uniform(40, 140, (count, 1))
+    return tex.clip(0, 255).astype(np.uint8)
+
+
+def unusual_style(rng: np.random.Generator, style: FaceStyle) -> FaceStyle:
+    """`style` remade in an unusual material: swirled (marbled) plastic, translucent
+    (the floor and the far face's pips show through), metallic paint, or plain plastic
+    with pips of a low-contrast colour (red on black, yellow on red, white on yellow)."""
+    material = str(rng.choice(["marbled", "translucent", "metallic", "low-contrast"],
+                              p=[0.3, 0.3, 0.2, 0.2]))
+    texture, opacity, ghost = None, 1.0, 0.0
+    if material == "translucent":
+        # Smoke-coloured ones (red pips, often with white swirls) read worst: half of them.
+        names = list(TRANSLUCENT)
+        share = [0.5 / 2 if "smoke" in n else 0.5 / (len(names) - 2) for n in names]
+        body, colour, inks = TRANSLUCENT[str(rng.choice(names, p=share))]
+        body = _jitter(rng, body, 15)
+        opacity, ghost = float(rng.uniform(0.55, 0.85)), float(rng.uniform(0.15, 0.45))
+        if rng.random() < 0.4:
+            texture = _marble(rng, body, _jitter(rng, (225, 225, 222)))  # smoke with white swirls
+        if rng.random() < 0.3:
+            texture = _glitter(rng, texture if texture is not None else
+                               np.full((TEXTURE, TEXTURE, 3), body, np.uint8))
+    elif material == "metallic":
+        body, colour, inks = METALLIC[str(rng.choice(list(METALLIC)))]
+        body = _jitter(rng, body, 15)
+        texture = _metal(rng, body)
+    elif material == "marbled":
+        colour = str(rng.choice(list(DIE_COLOURS)))
+        body = _jitter(rng, DIE_COLOURS[colour])
+        vein = _jitter(rng, _MARBLE_VEINS[int(rng.integers(len(_MARBLE_VEINS)))])
+        texture = _marble(rng, body, vein)
+        inks = [_RED_PIP, _WHITE_PIP, _YELLOW_PIP, _BLACK_PIP]
+    else:
+        name, ink = LOW_CONTRAST[int(rng.integers(len(LOW_CONTRAST)))]
+        (body, colour) = (DIE_COLOURS[name], name) if isinstance(name, str) else name
+        body, inks = _jitter(rng, body), [ink]
+    ink = _jitter(rng, inks[int(rng.integers(len(inks)))], 20)
+    return FaceStyle(body=body, ink=ink, colour=colour, font=style.font,
+                     misfire_style=style.misfire_style, hit_arrow=style.hit_arrow,
+                     material=material, body_texture=texture, opacity=opacity, ghost=ghost,
+                     recess=float(rng.uniform(0.0, 0.5)))
 
 
 def _rounded_alpha(radius_frac: float = 0.14) -> np.ndarray:
@@ -151,13 +273,17 @@ _BEVEL = (0.78 + 0.22 * np.clip(_EDGE / 0.09, 0, 1)).astype(np.float32)
 
 
 def _blank(style: FaceStyle) -> np.ndarray:
+    if style.body_texture is not None:
+        return style.body_texture.copy()
     return np.full((TEXTURE, TEXTURE, 3), style.body, np.uint8)
 
 
-def _finish(face: np.ndarray) -> np.ndarray:
-    """Bevel shading, then BGRA with rounded corners."""
+def _finish(face: np.ndarray, opacity: np.ndarray | None = None) -> np.ndarray:
+    """Bevel shading, then BGRA with rounded corners; `opacity` (0..1 per pixel) lets the
+    floor show through a translucent die."""
     shaded = (face.astype(np.float32) * _BEVEL[..., None]).clip(0, 255).astype(np.uint8)
-    return np.dstack([shaded, _ALPHA])
+    alpha = _ALPHA if opacity is None else (_ALPHA * opacity).astype(np.uint8)
+    return np.dstack([shaded, alpha])
 
 
 def _paint(face: np.ndarray, mask: np.ndarray, colour) -> None:
@@ -165,16 +291,35 @@ def _paint(face: np.ndarray, mask: np.ndarray, colour) -> None:
     face[:] = (face * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
 
 
-def pip_face(value: int, style: FaceStyle) -> np.ndarray:
-    face = _blank(style)
+def _pip_mask(value: int, scale: float = 1.0) -> np.ndarray:
+    """The pips of `value` (255 = ink); `scale` < 1 draws them nearer the centre, mirrored
+    (the far face of a translucent die, seen through it)."""
     ss = 4
     mask = np.zeros((TEXTURE * ss, TEXTURE * ss), np.uint8)
-    radius = int(0.095 * TEXTURE * ss)
+    radius = int(0.095 * TEXTURE * ss * scale)
     for u, v in PIP_LAYOUT[value]:
+        if scale != 1.0:
+            u, v = 0.5 + (0.5 - u) * scale, 0.5 + (v - 0.5) * scale
         cv2.circle(mask, (int(u * TEXTURE * ss), int(v * TEXTURE * ss)), radius, 255, -1)
-    mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+    return cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+
+
+def pip_face(value: int, style: FaceStyle) -> np.ndarray:
+    face = _blank(style)
+    mask = _pip_mask(value)
+    if style.ghost:
+        far = _pip_mask(7 - value, 0.8)
+        far = cv2.GaussianBlur(far, (0, 0), 2.0).astype(np.float32) * style.ghost
+        _paint(face, far.astype(np.uint8), style.ink)
+    if style.recess:
+        rim = cv2.GaussianBlur(cv2.dilate(mask, np.ones((5, 5), np.uint8)), (0, 0), 1.5)
+        _paint(face, (rim * style.recess).astype(np.uint8), (0, 0, 0))
     _paint(face, mask, style.ink)
-    return _finish(face)
+    if style.opacity >= 1.0:
+        return _finish(face)
+    # The body lets the floor through, more so at the bevelled edges; the pips are paint.
+    body = style.opacity * (0.7 + 0.3 * np.clip(_EDGE / 0.12, 0, 1))
+    return _finish(face, np.maximum(body, mask / 255.0))
 
 
 def arrow_polygon(length: float, width: float, head_frac: float = 0.4,

@@ -1,13 +1,17 @@
 """The synthetic tray renderer: its truth must be exact, since readers are judged by it."""
 
+import dataclasses
 import math
 
 import cv2
 import numpy as np
 import pytest
 
-from station.fakes.tray import Finish, random_tray, render_roll
-from station.fakes.tray_faces import available_fonts
+from station.fakes.tray import (DiePose, Finish, _face_corners, draw_dice, place_dice,
+                                random_look, random_tray, render_roll)
+from station.fakes.tray_camera import make_camera
+from station.fakes.tray_faces import (TEXTURE, FaceStyle, available_fonts, pip_face,
+                                      random_style, unusual_style)
 from station.rules.faces import Face
 
 CLEAN = Finish(blur=0.0, noise=0.0, jpeg_quality=None, vignette=0.0)
@@ -93,3 +97,67 @@ def test_4k_frame_and_bad_sizes():
         render_roll([Face("d6", 5)], np.random.default_rng(6), size=(10, 10))
     with pytest.raises(ValueError, match="colour"):
         render_roll([Face("d6", 5)], np.random.default_rng(6), colours=["teal"])
+
+
+def test_a_seed_draws_the_tray_it_always_drew():
+    """Unusual materials are opt-in: without them a seed gives the dice it gave before the
+    option existed (the benchmark's and the validation trays depend on it)."""
+    shot = random_tray(np.random.default_rng(7), size=(640, 480), dice=(6, 6),
+                       special={"scatter": (1, 1)})
+    assert [(t.kind, t.value, t.colour, [round(v) for v in t.box]) for t in shot.truth] == [
+        ("scatter", "hit", "green", [361, 231, 383, 253]), ("d6", 5, "green", [312, 330, 342, 362]),
+        ("d6", 6, "red", [260, 371, 292, 406]), ("d6", 6, "yellow", [366, 108, 396, 141]),
+        ("d6", 4, "green", [268, 148, 294, 175]), ("d6", 4, "green", [287, 155, 314, 183]),
+        ("d6", 5, "red", [171, 364, 198, 390])]
+
+
+def test_materials_make_d6_unusual_and_leave_special_dice_plain():
+    faces = [Face("d6", int(v)) for v in range(1, 7)] * 5 + [Face("scatter", "arrow")] * 4
+    rng = np.random.default_rng(3)
+    look = random_look(rng)
+    poses = place_dice(faces, rng, look, 12.0, touching=0.0, cocked=0.0,
+                       fonts=available_fonts(), materials=1.0)
+    d6 = {p.style.material for p in poses if p.face.kind == "d6"}
+    assert d6 == {"marbled", "translucent", "metallic", "low-contrast"}
+    assert {p.style.material for p in poses if p.face.kind != "d6"} == {"plain"}
+    plain = place_dice(faces, np.random.default_rng(3), random_look(np.random.default_rng(3)),
+                       12.0, touching=0.0, cocked=0.0, fonts=available_fonts())
+    assert {p.style.material for p in plain} == {"plain"}
+
+
+def test_translucent_die_lets_the_floor_and_its_far_pips_through():
+    rng = np.random.default_rng(11)
+    style = next(s for s in (unusual_style(rng, random_style(rng)) for _ in range(100))
+                 if s.material == "translucent")
+    face = pip_face(6, style)
+    n = TEXTURE
+    assert face[n // 2, n // 2, 3] < 240          # the body: the floor shows through
+    assert face[int(0.5 * n), int(0.27 * n), 3] == 255   # a pip: paint, opaque
+    # The far face (1) shows faintly at the centre, a blank spot of a 6; not without ghost.
+    ghostless = pip_face(6, dataclasses.replace(style, ghost=0.0))
+    ink = np.array(style.ink, float)
+    centre = (slice(n // 2 - 3, n // 2 + 3),) * 2
+    near_ghost = np.linalg.norm(face[centre][..., :3].mean(axis=(0, 1)) - ink)
+    near_plain = np.linalg.norm(ghostless[centre][..., :3].mean(axis=(0, 1)) - ink)
+    assert near_ghost < near_plain - 5
+
+
+def test_translucent_die_shows_the_floor_darkened_through_its_body():
+    """A smoke die on a white floor is still dark (the floor seen through it is tinted by
+    the body), but not as dark as on a black floor; a plain die looks the same on both."""
+    camera = make_camera(np.random.default_rng(5), (320, 240), (60, 45), (30, 22), tilt_deg=0)
+    smoke = FaceStyle(body=(55, 58, 62), ink=(45, 40, 185), colour="black",
+                      material="translucent", opacity=0.7)
+    plain = dataclasses.replace(smoke, material="plain", opacity=1.0)
+
+    def body_pixel(style, floor):
+        image = np.full((240, 320, 3), floor, np.uint8)
+        pose = DiePose.flat(Face("d6", 6), style, 16.0, 30.0, 22.0, 0.0)
+        draw_dice(image, [pose], camera)
+        top = camera.project(_face_corners(pose, 0))
+        x, y = top[0] + 0.5 * (top[1] - top[0]) + 0.12 * (top[3] - top[0])  # between pips
+        return image[int(round(y)), int(round(x))].astype(int)
+
+    on_white, on_black = body_pixel(smoke, 220), body_pixel(smoke, 20)
+    assert on_white.max() < 90 and (on_white - on_black).min() > 10
+    assert np.array_equal(body_pixel(plain, 220), body_pixel(plain, 20))
