@@ -58,3 +58,16 @@ def test_the_special_reader_says_which_die_a_cocked_die_is():
         image, _, cut = leaning(faces, seed)
         got = read_special(image, *cut)
         assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+
+
+def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():
+    from station.cli.commands.read import summary
+    from station.vision.types import DetectedDie
+
+    dice = [DetectedDie("artillery", None, (10.0, 20.0), 0.9, "orange", ["cocked"]),
+            DetectedDie("artillery", 8, (50.0, 20.0), 0.9, "red")]
+    lines = summary("tray.png", dice).splitlines()
+    assert "  artillery die: 8 at (50, 20)" in lines
+    assert "  orange artillery die at (10, 20): cocked (leaning), re-roll it or enter it by " \
+           "hand" in lines
+    assert not [line for line in lines if "None" in line]
