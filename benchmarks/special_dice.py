@@ -18,10 +18,11 @@ that special dice are expected (as the service does when the rules ask for them)
   as a 180-degree error (for the player it is a failure: the bearing must be typed in);
 - artillery: faces right / total, per font;
 - d6 dice wrongly taken for special dice; per die: places with no die (3 random spots a
-  tray) taken for special dice; end to end: readings where there is no die;
+  tray, but not the calibration sheet's marker tiles, which read_tray skips) taken for
+  special dice; end to end: readings where there is no die;
 - cocked: on trays where 30 % of the dice lean on another die or the wall (seed + 2, a fifth
-  as many trays), the cocked special dice flagged cocked (value None) and those read as a face,
-  and flat special dice wrongly flagged cocked.
+  as many trays), the cocked special dice flagged cocked (value None), of them those given
+  the right kind, and those read as a face; flat special dice wrongly flagged cocked.
 """
 
 from __future__ import annotations
@@ -113,12 +114,15 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
                 continue
         side = float(np.median([side_px(t) for t in shot.truth]))
         h, w = shot.image.shape[:2]
-        spots = []   # places with no die: floor, walls, markers
+        spots = []   # places with no die: floor and walls (read_tray skips marker tiles)
         for _ in range(3):
             cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
             if not any(t.box[0] - side / 2 < cx < t.box[2] + side / 2
                        and t.box[1] - side / 2 < cy < t.box[3] + side / 2 for t in shot.truth):
-                spots.append((cx, cy))
+                if profile is not None and profile.on_marker(cx, cy):
+                    counts["places on a marker tile, skipped"] += 1   # as read_tray does
+                else:
+                    spots.append((cx, cy))
         readings = end_to_end(shot, profile, counts, expect_special) if whole_reader else \
             per_die(shot, profile, counts, spots)
         for t, got in zip(shot.truth, readings):
@@ -138,6 +142,8 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
         if t.kind != "d6":
             counts["cocked special"] += 1
             counts["cocked special flagged"] += flagged_cocked(got)
+            counts["cocked special flagged, kind right"] += flagged_cocked(got) \
+                and got.kind == t.kind
             counts["cocked special read as a face"] += got is not None and got.value is not None
         return
     if t.kind == "d6":
@@ -169,7 +175,8 @@ def report(name: str, result: dict) -> None:
         print(f"trays skipped, markers not found: {c['trays whose markers were not found']}")
     if c["cocked special"]:
         print(f"cocked special dice flagged cocked: {c['cocked special flagged']}/"
-              f"{c['cocked special']}; read as a face: {c['cocked special read as a face']}")
+              f"{c['cocked special']} (kind right: {c['cocked special flagged, kind right']}); "
+              f"read as a face: {c['cocked special read as a face']}")
         print(f"flat special dice flagged cocked: {c['flat special flagged cocked']}/"
               f"{c['scatter'] + c['artillery']}")
         return
@@ -192,8 +199,11 @@ def report(name: str, result: dict) -> None:
     print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; "
           f"flat special dice flagged cocked: {c['flat special flagged cocked']}")
     if c["no die"]:
+        skipped = c["places on a marker tile, skipped"]
         print(f"places with no die taken for special dice: "
-              f"{c['no die taken for special']}/{c['no die']}")
+              f"{c['no die taken for special']}/{c['no die']}"
+              + (f" (not counted: {skipped} on a marker tile, which read_tray skips)"
+                 if skipped else ""))
     else:
         print(f"readings where there is no die: {c['readings where there is no die']}, "
               f"of them special dice: {c['of them special']}")

@@ -17,7 +17,9 @@
    pips to the d6 network.
 7. Flags: `touching` when another die is closer than a die's side; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
-   (re-roll it, or type it in).
+   (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
+   "d6", unless the special reader says scatter or artillery (always for a die the d6
+   network calls special; for one it calls cocked, when special dice are expected).
 """
 
 from __future__ import annotations
@@ -259,16 +261,21 @@ def _describe(image, c: Candidate, p: np.ndarray, dice, calibration,
         # Dice the classifier calls special go to the special reader (its own network tells
         # pips from special faces too, but the d6 network has seen real pip dice).
         special = read_segmented(image, c.x, c.y, c.side)
-    elif expect_special and best != COCKED and p[SPECIAL] >= MAYBE_SPECIAL:
+    elif expect_special and p[SPECIAL] >= MAYBE_SPECIAL:
         # Special dice expected: a second opinion on a die read as pips, which stand unless
-        # the special reader is sure of a face.
+        # the special reader is sure of a face; on a cocked die, which die it is (a leaning
+        # artillery die is not a third d6: the players are told to re-roll the right die).
         second = read_segmented(image, c.x, c.y, c.side)
-        if second is not None and second.value is not None \
+        if best == COCKED:
+            special = second
+        elif second is not None and second.value is not None \
                 and second.confidence >= SURE_SPECIAL:
             best, special, confidence = SPECIAL, second, second.confidence
     if best == COCKED:
         die.flags.append("cocked")
         die.value = None
+        if special is not None:     # the special reader's guess of the kind, not its face
+            die.kind = special.kind
     elif best == SPECIAL:
         if special is not None:
             die.kind, die.value = special.kind, special.value

@@ -118,13 +118,15 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
     if pips:
         lines.append("  by value: " + "  ".join(f"{v}s: {values[v]}" for v in range(1, 7)))
     for d in dice:
-        if d.kind != "d6":
+        if d.kind != "d6" and d.value is not None:
             bearing = f", bearing {d.bearing_deg:.0f} deg" if d.bearing_deg is not None else ""
             lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
     for d in dice:
-        if d.value is None:
+        if d.value is None:   # a cocked die's kind is the reader's best guess of which die
             why = "cocked (leaning)" if "cocked" in d.flags else "unreadable"
-            lines.append(f"  {d.colour} die at {_at(d)}: {why}, re-roll it or enter it by hand")
+            what = "die" if d.kind == "d6" else f"{d.kind} die"
+            lines.append(f"  {d.colour} {what} at {_at(d)}: {why}, re-roll it or enter it "
+                         "by hand")
     return "\n".join(lines)
 
 
@@ -138,10 +140,10 @@ def annotate(image, dice: list[DetectedDie]):
     scale = max(out.shape[:2]) / 640
     for d in dice:
         x, y = int(d.center[0]), int(d.center[1])
-        if d.kind != "d6":
-            colour, label = SPECIAL, str(d.value)[:3]
-        elif d.value is None:
+        if d.value is None:
             colour, label = DOUBT, "C" if "cocked" in d.flags else "?"
+        elif d.kind != "d6":
+            colour, label = SPECIAL, str(d.value)[:3]
         else:
             colour, label = READ, str(d.value)
         radius = int(14 * scale)

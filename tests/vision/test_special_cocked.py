@@ -1,0 +1,73 @@
+"""A cocked die (leaning on a die or the wall) is a re-roll, reported as the die it most likely
+is (issue 4): a leaning artillery die is not a third d6, a leaning d6 is not an artillery die."""
+
+import numpy as np
+
+from station.fakes.tray import render_roll
+from station.rules.faces import Face
+from station.vision.classifier import CLASSES, COCKED, SPECIAL
+from station.vision.reader import _describe
+from station.vision.segment import Candidate
+from station.vision.special_dice import read_special
+
+
+def leaning(faces, seed):
+    """The rendered cocked die of a two-dice roll (the second leans on the first): the frame,
+    the die as a segmenter finds it, and its box's centre and top face's side."""
+    shot = render_roll(faces, np.random.default_rng(seed), size=(1280, 960), cocked=0.6)
+    truth = shot.truth[1]
+    assert "cocked" in truth.flags and truth.kind == faces[1].kind
+    x0, y0, x1, y1 = truth.box
+    corners = np.asarray(truth.top_corners, float)
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+    return shot.image, Candidate(*truth.center, x1 - x0), ((x0 + x1) / 2, (y0 + y1) / 2, side)
+
+
+def as_cocked(p_special: float) -> np.ndarray:
+    """The d6 network's output for a die it calls cocked, with some doubt that it is special."""
+    p = np.zeros(CLASSES, np.float32)
+    p[SPECIAL], p[COCKED] = p_special, 1.0 - p_special
+    return p
+
+
+def describe(image, c, p, expect_special):
+    return _describe(image, c, p, [(c, p)], None, expect_special)
+
+
+def reading(die):
+    return die.kind, die.value, "cocked" in die.flags
+
+
+def test_a_cocked_artillery_die_is_a_cocked_artillery_die_when_special_dice_are_expected():
+    image, c, _ = leaning([Face("d6", 3), Face("artillery", 6)], seed=3)
+    assert reading(describe(image, c, as_cocked(0.05), True)) == ("artillery", None, True)
+    # not expected (a d6 request): the d6 network's word, no time spent on it
+    assert reading(describe(image, c, as_cocked(0.05), False)) == ("d6", None, True)
+
+
+def test_a_cocked_d6_stays_a_d6_when_special_dice_are_expected():
+    image, c, _ = leaning([Face("artillery", 6), Face("d6", 3)], seed=0)
+    assert reading(describe(image, c, as_cocked(0.05), True)) == ("d6", None, True)
+
+
+def test_the_special_reader_says_which_die_a_cocked_die_is():
+    """read_special flags a leaning die cocked (value None) and guesses its kind from all its
+    faces' probabilities: pips too, not only scatter against artillery."""
+    for faces, seed in (([Face("d6", 3), Face("artillery", 6)], 3),
+                        ([Face("artillery", 6), Face("d6", 3)], 0)):
+        image, _, cut = leaning(faces, seed)
+        got = read_special(image, *cut)
+        assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+
+
+def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():
+    from station.cli.commands.read import summary
+    from station.vision.types import DetectedDie
+
+    dice = [DetectedDie("artillery", None, (10.0, 20.0), 0.9, "orange", ["cocked"]),
+            DetectedDie("artillery", 8, (50.0, 20.0), 0.9, "red")]
+    lines = summary("tray.png", dice).splitlines()
+    assert "  artillery die: 8 at (50, 20)" in lines
+    assert "  orange artillery die at (10, 20): cocked (leaning), re-roll it or enter it by " \
+           "hand" in lines
+    assert not [line for line in lines if "None" in line]
