@@ -133,7 +133,7 @@ def density_candidates(edges_mask: np.ndarray, side: float,
 
     The found dice's own edges are blanked first: next to a busy die, a plain die's weaker
     peak would not be a maximum and would go unseen. The density, smooth at die scale, is
-    found at half the resolution: four times cheaper, and its peaks within a pixel.
+    found at half the resolution: four times cheaper, and its peaks within two pixels.
     """
     unexplained = edges_mask.copy()
     for c in taken:
