@@ -78,13 +78,14 @@ class TrayEdges:
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.dist))
 
-    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = ()
-              ) -> list[Candidate]:
+    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = (),
+              doubtful: list[Candidate] = ()) -> list[Candidate]:
         """Edge-density peaks away from `taken`, and grids over clusters of touching dice
-        (not over the `settled` dice: read surely, they need no second try at their centre)."""
+        and over blobs holding a `doubtful` die (not over the `settled` dice: read surely,
+        they need no second try at their centre)."""
         s = self.scale
         work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
-                for found in (taken, settled)]
+                for found in (taken, settled, doubtful)]
         return self._to_frame(density_candidates(self.edges, side * s, work[0])
                               + cluster_candidates(self.filled, self.dist, side * s, *work))
 
@@ -142,6 +143,11 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     return _look_again(source, dice, undecided, turns=(0, 1, 2, 3), mirrored=True, seen=4)
 
 
+def _without_face(p: np.ndarray) -> bool:
+    """Read as a leaning die, or not surely enough as any face: reported without a value."""
+    return int(p[1:].argmax()) + 1 == COCKED or p[1:].max() < READABLE * (1 - p[NOT_A_DIE])
+
+
 def _undecided(p: np.ndarray) -> bool:
     """Read as a die with a top face (not cocked, not special), but not surely enough."""
     return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and \
@@ -181,7 +187,11 @@ def _search(source: CropSource, work_side: int
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    extra = edges.dense(side, [c for c, _ in dice], [c for c, p in dice if p[1:].max() >= SURE])
+    # A die read surely as a face needs no grid point near it; a die read as leaning does:
+    # two touching dice seen as one candidate between them look like a leaning die.
+    settled = [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED]
+    doubtful = [c for c, p in dice if _without_face(p)]
+    extra = edges.dense(side, [c for c, _ in dice], settled, doubtful)
     if extra:
         dice = _accept([c for c, _ in dice] + extra, np.concatenate(
             [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
