@@ -54,6 +54,8 @@ SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
+SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
+                         # surer "leaning" (two touching dice, cut between them, look leaning)
 
 
 class TrayEdges:
@@ -120,7 +122,9 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
     dice = np.flatnonzero(1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY)
     if not len(dice):
         return []
-    dice = dice[np.argsort(-probs[dice, 1:].max(axis=1), kind="stable")]
+    best = probs[dice, 1:].max(axis=1)
+    sure_face = (probs[dice, 1:].argmax(axis=1) + 1 != COCKED) & (best >= SURE_FACE)
+    dice = dice[np.lexsort((-best, ~sure_face))]
     x, y, side = np.array([(candidates[i].x, candidates[i].y, candidates[i].side)
                            for i in dice]).T
     same = np.hypot(x[:, None] - x, y[:, None] - y) <= SAME_DIE * np.maximum(side[:, None], side)
