@@ -7,9 +7,13 @@
 3. Each candidate is cut from the full-resolution frame as a scale-normalised crop
    (`crops.py`); a cheap gate network drops the crops that are surely not dice, and the
    classifier (`classifier.py`) reads the others: not a die, or top face 1..6.
-4. One die, one reading: overlapping detections keep the most confident.
+4. One die, one reading: overlapping detections keep the most confident (a face read
+   surely before a "leaning" reading: two touching dice cut between them look leaning).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
-   candidates over blobs bigger than one die separates touching dice.
+   candidates over blobs bigger than one die, or holding a die read without a face,
+   separates touching dice. Dice read with doubt are read again at other quarter turns;
+   a die read as leaning is read again where a flat die's top face would be, outward
+   of its outline as the camera sees it from above (`_outward_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -56,6 +60,8 @@ TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
+OUTWARD = (0.03, 0.06, 0.09)  # a die read as leaning is read again this share of its distance
+TOP_FACE = 0.85               # to the image centre farther out, at this share of its side
 
 
 class TrayEdges:
@@ -205,7 +211,37 @@ def _search(source: CropSource, work_side: int
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    return _second_look(source, dice), edges
+    return _outward_look(source, _second_look(source, dice)), edges
+
+
+def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                  ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice read as leaning are read again where a flat die's top face would be.
+
+    A camera above the tray sees a die away from the image's centre partly from the side:
+    higher points project farther out, so a flat die's top face lies outward of its
+    outline's centre, and the classifier, which learned leaning dice by the side faces they
+    show, may call it leaning. Read again on crops moved outward from the image centre by
+    `OUTWARD` of the die's distance to it, a little smaller (`TOP_FACE`), a face read at
+    least `SURE_FACE` sure wins. A leaning die leans any way, so its top face is rarely
+    found there (the same look inward finds nothing: docs/vision.md, fifth session).
+    """
+    chosen = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED]
+    if not chosen:
+        return dice
+    h, w = source.image.shape[:2]
+    cx, cy = w / 2, h / 2
+    looks = [Candidate(c.x + k * (c.x - cx), c.y + k * (c.y - cy), c.side * TOP_FACE)
+             for c in (dice[i][0] for i in chosen) for k in OUTWARD]
+    probs = _classify(source, looks).reshape(len(chosen), len(OUTWARD), CLASSES)
+    best = probs[:, :, 1:].max(axis=2)
+    face = (probs[:, :, 1:].argmax(axis=2) + 1 != COCKED) & (best >= SURE_FACE)
+    dice = list(dice)
+    for j, i in enumerate(chosen):
+        if face[j].any():
+            k = int(np.argmax(np.where(face[j], best[j], -1.0)))
+            dice[i] = (looks[j * len(OUTWARD) + k], probs[j, k])
+    return dice
 
 
 def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, side: float,

@@ -110,3 +110,15 @@ def test_a_sure_face_goes_before_a_surer_leaning_die_at_the_same_place(face_p, k
                                np.array([_reading(COCKED, 0.99), _reading(4, face_p)]))
     assert int(probs.argmax()) == kept
     assert where is (on_a_die if kept == 4 else between)
+
+
+def test_a_flat_die_seen_from_the_side_is_read_on_its_top_face_not_flagged_leaning():
+    # Validation tray 135 of seed 777: a 1 in the frame's lower left shows two side faces;
+    # cut on its outline it reads as leaning, the outward look finds its top face.
+    rendered = random_tray(np.random.default_rng([777, 135]), dice=(1, 40))
+    truth = rendered.truth[1]
+    assert truth.flags == [] and truth.value == 1
+    x0, y0, x1, y1 = truth.box
+    seen = [d for d in read_tray(rendered.image)
+            if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+    assert [(d.value, d.flags) for d in seen] == [(1, [])]
