@@ -12,7 +12,7 @@
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
    separates touching dice. Dice read with doubt are read again at other quarter turns;
-   a die read as leaning is read again where a flat die's top face would be, outward
+   a die read without a face is read again where a flat die's top face would be, outward
    of its outline as the camera sees it from above (`_outward_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
@@ -60,7 +60,7 @@ TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
-OUTWARD = (0.03, 0.06, 0.09)  # a die read as leaning is read again this share of its distance
+OUTWARD = (0.03, 0.06, 0.09)  # a die read without a face is read again this share of its distance
 TOP_FACE = 0.85               # to the image centre farther out, at this share of its side
 
 
@@ -216,17 +216,19 @@ def _search(source: CropSource, work_side: int
 
 def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                   ) -> list[tuple[Candidate, np.ndarray]]:
-    """Dice read as leaning are read again where a flat die's top face would be.
+    """Dice read without a face (leaning, unreadable) are read again where a flat die's top
+    face would be.
 
     A camera above the tray sees a die away from the image's centre partly from the side:
     higher points project farther out, so a flat die's top face lies outward of its
     outline's centre, and the classifier, which learned leaning dice by the side faces they
     show, may call it leaning. Read again on crops moved outward from the image centre by
-    `OUTWARD` of the die's distance to it, a little smaller (`TOP_FACE`), a face read at
-    least `SURE_FACE` sure wins. A leaning die leans any way, so its top face is rarely
-    found there (the same look inward finds nothing: docs/vision.md, fifth session).
+    `OUTWARD` of the die's distance to it, a little smaller (`TOP_FACE`: the pips larger,
+    which also reads some small real dice declined at their outline), a face read at least
+    `SURE_FACE` sure wins. A leaning die leans any way, so its top face is rarely found
+    there (the same look inward finds nothing: docs/vision.md, fifth session).
     """
-    chosen = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED]
+    chosen = [i for i, (_, p) in enumerate(dice) if _without_face(p)]
     if not chosen:
         return dice
     h, w = source.image.shape[:2]
