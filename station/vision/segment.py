@@ -11,7 +11,8 @@ Three kinds of candidates:
 - `density_candidates`: once the die size is known, peaks of edge density at die scale find
   the dice whose outline did not close (a white die on a white tray shows little more than
   its pips);
-- `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice).
+- `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice),
+  or holding a die read without a face (two touching dice can read as one leaning die).
 """
 
 from __future__ import annotations
