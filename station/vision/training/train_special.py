@@ -2,7 +2,7 @@
 
     pip install torch onnx          # training only; the station never imports them
     PYTHONPATH=. python station/vision/training/train_special.py [--trays 1500] [--seed 1000]
-        [--cache /tmp/special_crops.npz ...] [--epochs 10] [--threads 1]
+        [--cache /tmp/special_crops.npz ...] [--epochs 10] [--threads 1] [--max-width 800]
 
 Data: trays rendered by the synthetic renderer (station/fakes/tray.py), 640x480 to 4K, a
 third of them with the calibration markers and any camera yaw (small dice), one die in ten
