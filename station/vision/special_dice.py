@@ -75,6 +75,7 @@ class SpecialReading:
 class _Blob:
     mask: np.ndarray        # bool, crop-sized
     weight: np.ndarray      # float ink strength on the blob's pixels, crop-sized
+    halo: np.ndarray        # the ink strength on the blob and the pixels around it
     area: float
     holes: int
     elongation: float
@@ -336,7 +337,9 @@ def _blobs(weight: np.ndarray, side: float, level: float | None = None) -> list[
         ys, xs = np.nonzero(blob)
         ev = np.linalg.eigvalsh(np.cov(np.column_stack([xs, ys]).T.astype(float))) \
             if len(xs) > 2 else np.ones(2)
-        blobs.append(_Blob(mask=blob, weight=np.where(blob, weight, 0.0), area=area,
+        halo = cv2.dilate(blob.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        blobs.append(_Blob(mask=blob, weight=np.where(blob, weight, 0.0),
+                           halo=np.where(halo, weight, 0.0), area=area,
                            holes=holes, centre=np.array([xs.mean(), ys.mean()]),
                            elongation=float(math.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6)))))
     return blobs
@@ -345,10 +348,12 @@ def _blobs(weight: np.ndarray, side: float, level: float | None = None) -> list[
 # ---------------------------------------------------------------- arrows
 
 
-def _arrow_bearing(blob: _Blob) -> tuple[float, float] | None:
+def _arrow_bearing(blob: _Blob, halo: bool = False) -> tuple[float, float] | None:
     """(bearing, quality) of an arrow-shaped blob, or None when it has no arrow's shape.
 
-    Axis: brightness-weighted second moments (exact for a mirror-symmetric arrow). Head: the
+    Axis: brightness-weighted second moments (exact for a mirror-symmetric arrow); with
+    `halo`, of the ink on the mark and the pixel around it (a small arrow blurred over a
+    few pixels loses its rim to the threshold, and with it a share of its shape). Head: the
     end whose mark is wider across the axis.
     """
     if blob.elongation < 1.7:
@@ -360,14 +365,16 @@ def _arrow_bearing(blob: _Blob) -> tuple[float, float] | None:
         filled = cv2.drawContours(np.zeros(mask.shape, np.uint8), contours, -1, 1, -1) > 0
         w = np.where(filled & ~mask, np.median(w[mask]), w)
         mask = filled
-    dil = cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    w = np.where(dil, np.maximum(w, 0), 0.0)   # include the anti-aliased rim
-    ys, xs = np.nonzero(w)
-    ww = w[ys, xs]
-    total = ww.sum()
-    mx, my = (xs * ww).sum() / total, (ys * ww).sum() / total
+    ys, xs = np.nonzero(w)          # the shape is measured on the mark's own pixels
+    axis = w if not halo else np.where(mask, w, blob.halo) if blob.holes \
+        else np.maximum(w, blob.halo)
+    hy, hx = np.nonzero(axis)
+    hw = axis[hy, hx]
+    total = hw.sum()
+    mx, my = (hx * hw).sum() / total, (hy * hw).sum() / total
+    ex, ey = hx - mx, hy - my
+    cxx, cyy, cxy = (hw * ex * ex).sum(), (hw * ey * ey).sum(), (hw * ex * ey).sum()
     dx, dy = xs - mx, ys - my
-    cxx, cyy, cxy = (ww * dx * dx).sum(), (ww * dy * dy).sum(), (ww * dx * dy).sum()
     theta = 0.5 * math.atan2(2 * cxy, cxx - cyy)    # axis angle from +x (image axes)
     ax, ay = math.cos(theta), math.sin(theta)
     along = dx * ax + dy * ay
@@ -401,7 +408,7 @@ def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
         return None
     middle = np.mean([b.centre for b in blobs], axis=0)
     found = [(float(np.linalg.norm(b.centre - middle)), a[0]) for b in blobs
-             if b.elongation >= 1.7 for a in [_arrow_bearing(b)] if a]
+             if b.elongation >= 1.7 for a in [_arrow_bearing(b, halo=True)] if a]
     return max(found)[1] if found else None
 
 

@@ -38,6 +38,26 @@ def test_scatter_arrow_bearings():
     assert read_right == 6
 
 
+def test_hit_faces_small_arrow_bearings():
+    """SCAT-2 on a HIT face: the small arrow's bearing (40-50 px dice at 1280x960); faces
+    drawn without a small arrow have no bearing in truth and are skipped."""
+    measured = 0
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        bearing = float(rng.uniform(0, 360))
+        shot = render_roll([Face("scatter", "hit", bearing), Face("d6", 2)], rng,
+                           size=(1280, 960))
+        truth = shot.truth[0]
+        if truth.bearing_deg is None:
+            continue
+        got = read(shot, truth)
+        assert (got.kind, got.value) == ("scatter", "hit")
+        assert got.bearing_deg is not None, f"seed {seed}: no bearing"
+        assert angle_error(got.bearing_deg, truth.bearing_deg) < 2.5, f"seed {seed}"
+        measured += 1
+    assert measured >= 4
+
+
 def test_a_small_sample_of_trays():
     """Every special face of a fixed sample, in the renderer's fonts; d6 dice left alone."""
     rng = np.random.default_rng(77)

@@ -2,7 +2,7 @@
 
     pip install torch onnx          # training only; the station never imports them
     PYTHONPATH=. python station/vision/training/train_special.py [--trays 1500] [--seed 1000]
-        [--cache /tmp/special_crops.npz ...] [--epochs 10] [--threads 1]
+        [--cache /tmp/special_crops.npz ...] [--epochs 10] [--threads 1] [--max-width 800]
 
 Data: trays rendered by the synthetic renderer (station/fakes/tray.py), 640x480 to 4K, a
 third of them with the calibration markers and any camera yaw (small dice), one die in ten
@@ -47,14 +47,17 @@ def label_of(truth) -> int:
     return OTHER if truth.kind == "d6" else CLASSES.index(truth.value)
 
 
-def collect(trays: int, seed: int, save=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collect(trays: int, seed: int, save=None, max_width: int = 3840
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, classes and the index of the tray each came from (`save(...)` them every
-    hundred trays)."""
+    hundred trays). max_width: only frames up to that wide (800: dice of 15-45 px)."""
     from station.fakes.tray import random_tray
     from station.vision.reader import propose
 
     rng = np.random.default_rng(seed)
     crops, classes, tray_of = [], [], []
+    sizes = [size for size in SIZES if size[0] <= max_width]
+    weights = np.array([.25, .15, .2, .2, .1, .1])[:len(sizes)]
 
     def add(image, x, y, side, cls, index):
         crop = face_crop(image, x, y, side, angle_deg=float(rng.uniform(0, 360)))
@@ -65,7 +68,7 @@ def collect(trays: int, seed: int, save=None) -> tuple[np.ndarray, np.ndarray, n
     start = time.perf_counter()
     for index in range(trays):
         markers = bool(rng.random() < 0.35)
-        shot = random_tray(rng, size=SIZES[int(rng.choice(6, p=[.25, .15, .2, .2, .1, .1]))],
+        shot = random_tray(rng, size=sizes[int(rng.choice(len(sizes), p=weights / weights.sum()))],
                            dice=(0, 4), markers=markers, cocked=0.1,
                            yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
                            special={"scatter": (1, 2), "artillery": (1, 3)},
@@ -161,6 +164,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path, nargs="+",
                         help="keep the rendered crops here (npz); several: train on them all")
+    parser.add_argument("--max-width", type=int, default=3840,
+                        help="render frames only up to this width (800: small dice only)")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
@@ -175,7 +180,8 @@ def main() -> int:
         def save(crops, classes, tray_of):
             np.savez(args.cache[0], crops=crops, classes=classes, tray_of=tray_of)
 
-        crops, classes, tray_of = collect(args.trays, args.seed, save if args.cache else None)
+        crops, classes, tray_of = collect(args.trays, args.seed, save if args.cache else None,
+                                          args.max_width)
         if args.cache:
             save(crops, classes, tray_of)
     print(f"{len(crops)} crops ({np.bincount(classes, minlength=len(CLASSES)).tolist()} per "
