@@ -28,7 +28,9 @@ Samples (all cut with `crops.CropSource`, as the reader does):
   shifted crop that lands on a neighbour's centre is not used (it would teach "a die
   centred in the crop = not a die"); and crops of a part of a die, a pip or two as large as
   a die would be (0.2-0.5 of its box, anywhere on it): white dice on a white tray show no
-  outline, only their pips, and a zoomed pip must not read as a 1.
+  outline, only their pips, and a zoomed pip must not read as a 1. With `--contacts`, also
+  crops centred where two dice touch (the reader proposes candidates there, inside both
+  dice's boxes, and the network took them for leaning dice).
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
 """
@@ -84,8 +86,10 @@ def augment_colour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class Samples:
     """Augmented training crops and their classes."""
 
-    def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int) -> None:
+    def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int,
+                 contacts: bool = False) -> None:
         self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
+        self.contacts = contacts    # "not a die" where two dice touch (between_neighbours)
         self.crops: list[np.ndarray] = []
         self.classes: list[int] = []
 
@@ -124,12 +128,31 @@ class Samples:
                 r, a = rng.uniform(0, 0.3) * bw, rng.uniform(0, 2 * math.pi)
                 self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
                          bw * rng.uniform(0.2, 0.5), NOT_A_DIE)
+        if self.contacts:
+            self.between_neighbours(source, dice)
         typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
         for c in propose(image, typical_side):
             if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
                        for cx, cy, bw, _ in dice):
                 for _ in range(self.per_negative):
                     self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), NOT_A_DIE)
+
+    def between_neighbours(self, source: CropSource, dice) -> None:
+        """"Not a die" centred where two dice touch: the reader proposes candidates there,
+        inside both dice's boxes, so no other negative covers them, and the network took
+        such a crop, two half dice, for a leaning die (flat touching dice flagged cocked)."""
+        rng = self.rng
+        for i, (ax, ay, abw, _) in enumerate(dice):
+            for bx, by, bbw, _ in dice[i + 1:]:
+                bw = max(abw, bbw)
+                if math.hypot(bx - ax, by - ay) >= 1.3 * bw:
+                    continue
+                for _ in range(self.per_die // 3):
+                    r, a = rng.uniform(0, 0.15) * bw, rng.uniform(0, 2 * math.pi)
+                    x, y = (ax + bx) / 2 + r * math.cos(a), (ay + by) / 2 + r * math.sin(a)
+                    if not any(math.hypot(x - ox, y - oy) < 0.35 * obw
+                               for ox, oy, obw, _ in dice):
+                        self.add(source, x, y, bw * rng.uniform(0.6, 1.3), NOT_A_DIE)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return np.stack(self.crops), np.array(self.classes)
@@ -252,12 +275,15 @@ MATERIALS = 0.0
 # lie only there, half on a die, half on the wall. 0.15 / 0: the committed weights' recipe.
 TOUCHING = 0.15
 BY_WALL = 0.0
+# Where "not a die" crops are cut on the contact between two dice: "off" (the committed
+# weights' recipe), on "rendered" trays only, or on "all" photos and trays.
+CONTACTS = "off"
 
 
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           cache: Path | None, out: Path = OUT, channels=CHANNELS,
           materials: float = MATERIALS, touching: float = TOUCHING,
-          by_wall: float = BY_WALL) -> None:
+          by_wall: float = BY_WALL, contacts: str = CONTACTS) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -270,9 +296,9 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         with np.load(cache) as saved:
             crops, classes = saved["crops"], saved["classes"]
     else:
-        samples = Samples(rng, per_die=16, per_negative=2)
+        samples = Samples(rng, per_die=16, per_negative=2, contacts=contacts == "all")
         add_real(samples, data)
-        samples.per_die = 6
+        samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall)
         crops, classes = samples.arrays()
         if cache:
@@ -302,6 +328,9 @@ def main() -> None:
     parser.add_argument("--by-wall", type=float, default=BY_WALL,
                         help="share of rendered dice laid flat against the tray wall "
                              f"(default {BY_WALL})")
+    parser.add_argument("--contacts", choices=("off", "rendered", "all"), default=CONTACTS,
+                        help="cut 'not a die' crops where two dice touch: on rendered trays, "
+                             f"on all photos and trays, or not at all (default {CONTACTS})")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path,
                         help="keep the generated crops in this .npz and reuse them next time")
@@ -313,7 +342,7 @@ def main() -> None:
                         f"(default {','.join(map(str, CHANNELS))})")
     args = parser.parse_args()
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
-          args.channels, args.materials, args.touching, args.by_wall)
+          args.channels, args.materials, args.touching, args.by_wall, args.contacts)
 
 
 if __name__ == "__main__":
