@@ -7,9 +7,13 @@
 3. Each candidate is cut from the full-resolution frame as a scale-normalised crop
    (`crops.py`); a cheap gate network drops the crops that are surely not dice, and the
    classifier (`classifier.py`) reads the others: not a die, or top face 1..6.
-4. One die, one reading: overlapping detections keep the most confident.
+4. One die, one reading: overlapping detections keep the most confident (a face read
+   surely before a "leaning" reading: two touching dice cut between them look leaning).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
-   candidates over blobs bigger than one die separates touching dice.
+   candidates over blobs bigger than one die, or holding a die read without a face,
+   separates touching dice. Dice read with doubt are read again at other quarter turns;
+   a die read without a face is read again where a flat die's top face would be, outward
+   of its outline as the camera sees it from above (`_outward_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -54,6 +58,10 @@ SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
+SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
+                         # surer "leaning" (two touching dice, cut between them, look leaning)
+OUTWARD = (0.03, 0.06, 0.09)  # a die read without a face is read again this share of its distance
+TOP_FACE = 0.85               # to the image centre farther out, at this share of its side
 
 
 class TrayEdges:
@@ -78,13 +86,14 @@ class TrayEdges:
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.dist))
 
-    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = ()
-              ) -> list[Candidate]:
+    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = (),
+              doubtful: list[Candidate] = ()) -> list[Candidate]:
         """Edge-density peaks away from `taken`, and grids over clusters of touching dice
-        (not over the `settled` dice: read surely, they need no second try at their centre)."""
+        and over blobs holding a `doubtful` die (not over the `settled` dice: read surely,
+        they need no second try at their centre)."""
         s = self.scale
         work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
-                for found in (taken, settled)]
+                for found in (taken, settled, doubtful)]
         return self._to_frame(density_candidates(self.edges, side * s, work[0])
                               + cluster_candidates(self.filled, self.dist, side * s, *work))
 
@@ -119,7 +128,9 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
     dice = np.flatnonzero(1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY)
     if not len(dice):
         return []
-    dice = dice[np.argsort(-probs[dice, 1:].max(axis=1), kind="stable")]
+    best = probs[dice, 1:].max(axis=1)
+    sure_face = (probs[dice, 1:].argmax(axis=1) + 1 != COCKED) & (best >= SURE_FACE)
+    dice = dice[np.lexsort((-best, ~sure_face))]
     x, y, side = np.array([(candidates[i].x, candidates[i].y, candidates[i].side)
                            for i in dice]).T
     same = np.hypot(x[:, None] - x, y[:, None] - y) <= SAME_DIE * np.maximum(side[:, None], side)
@@ -140,6 +151,11 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     dice = _look_again(source, dice, doubtful, turns=(1, 2, 3), mirrored=False, seen=1)
     undecided = [i for i in doubtful if _undecided(dice[i][1])]
     return _look_again(source, dice, undecided, turns=(0, 1, 2, 3), mirrored=True, seen=4)
+
+
+def _without_face(p: np.ndarray) -> bool:
+    """Read as a leaning die, or not surely enough as any face: reported without a value."""
+    return int(p[1:].argmax()) + 1 == COCKED or p[1:].max() < READABLE * (1 - p[NOT_A_DIE])
 
 
 def _undecided(p: np.ndarray) -> bool:
@@ -181,7 +197,11 @@ def _search(source: CropSource, work_side: int
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    extra = edges.dense(side, [c for c, _ in dice], [c for c, p in dice if p[1:].max() >= SURE])
+    # A die read surely as a face needs no grid point near it; a die read as leaning does:
+    # two touching dice seen as one candidate between them look like a leaning die.
+    settled = [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED]
+    doubtful = [c for c, p in dice if _without_face(p)]
+    extra = edges.dense(side, [c for c, _ in dice], settled, doubtful)
     if extra:
         dice = _accept([c for c, _ in dice] + extra, np.concatenate(
             [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
@@ -191,7 +211,39 @@ def _search(source: CropSource, work_side: int
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    return _second_look(source, dice), edges
+    return _outward_look(source, _second_look(source, dice)), edges
+
+
+def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                  ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice read without a face (leaning, unreadable) are read again where a flat die's top
+    face would be.
+
+    A camera above the tray sees a die away from the image's centre partly from the side:
+    higher points project farther out, so a flat die's top face lies outward of its
+    outline's centre, and the classifier, which learned leaning dice by the side faces they
+    show, may call it leaning. Read again on crops moved outward from the image centre by
+    `OUTWARD` of the die's distance to it, a little smaller (`TOP_FACE`: the pips larger,
+    which also reads some small real dice declined at their outline), a face read at least
+    `SURE_FACE` sure wins. A leaning die leans any way, so its top face is rarely found
+    there (the same look inward finds nothing: docs/vision.md, fifth session).
+    """
+    chosen = [i for i, (_, p) in enumerate(dice) if _without_face(p)]
+    if not chosen:
+        return dice
+    h, w = source.image.shape[:2]
+    cx, cy = w / 2, h / 2
+    looks = [Candidate(c.x + k * (c.x - cx), c.y + k * (c.y - cy), c.side * TOP_FACE)
+             for c in (dice[i][0] for i in chosen) for k in OUTWARD]
+    probs = _classify(source, looks).reshape(len(chosen), len(OUTWARD), CLASSES)
+    best = probs[:, :, 1:].max(axis=2)
+    face = (probs[:, :, 1:].argmax(axis=2) + 1 != COCKED) & (best >= SURE_FACE)
+    dice = list(dice)
+    for j, i in enumerate(chosen):
+        if face[j].any():
+            k = int(np.argmax(np.where(face[j], best[j], -1.0)))
+            dice[i] = (looks[j * len(OUTWARD) + k], probs[j, k])
+    return dice
 
 
 def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, side: float,

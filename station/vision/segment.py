@@ -11,7 +11,8 @@ Three kinds of candidates:
 - `density_candidates`: once the die size is known, peaks of edge density at die scale find
   the dice whose outline did not close (a white die on a white tray shows little more than
   its pips);
-- `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice).
+- `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice),
+  or holding a die read without a face (two touching dice can read as one leaning die).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ CLUSTER_MISSING = 0.2  # a blob this many die areas larger than its dice explain
 CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
+DOUBT_BLOB = 1.0       # die areas: a blob this large holding a die read without a face is
+                       # searched like a cluster (two touching dice can look like one leaning)
 GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read
 GRID_DEPTH = 0.22      # ... nor closer than this x the die side to a blob's edge
 DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
@@ -87,13 +90,17 @@ def blob_candidates(dist: np.ndarray) -> list[Candidate]:
 
 def cluster_candidates(blobs: np.ndarray, dist: np.ndarray, side: float,
                        taken: list[Candidate], settled: list[Candidate] = (),
-                       step: float = 0.25) -> list[Candidate]:
+                       doubtful: list[Candidate] = (), step: float = 0.25) -> list[Candidate]:
     """A grid of candidates (every `step` die sides) over blobs with more dice than found.
 
     Dice in a cluster merge into one blob whose distance-transform maxima may sit between
     them; where a blob is larger than the dice found in it explain, a grid over it lets the
     classifier, trained to accept only centred dice, find every die's centre. `dist` is
     `blob_distances(blobs)`: the grid keeps `GRID_DEPTH` die sides inside the blob's edge.
+    A blob of at least `DOUBT_BLOB` die areas holding a `doubtful` die (one read without a
+    face: leaning or unreadable) gets a grid too: two touching dice seen in perspective can
+    make a blob no larger than one die's with its shadow, and a candidate between them
+    looks like a leaning die.
     """
     # 16-bit labels are three times faster than 32-bit ones; they suffice since every blob
     # has at least the 25 pixels of the 5x5 opening in `filled_blobs`.
@@ -103,12 +110,17 @@ def cluster_candidates(blobs: np.ndarray, dist: np.ndarray, side: float,
     fill = area / np.maximum(1, stats[:, cv2.CC_STAT_WIDTH] * stats[:, cv2.CC_STAT_HEIGHT])
     found_in = np.zeros(n, int)
     h, w = blobs.shape
+    def label(c: Candidate) -> int:
+        return labels[min(h - 1, max(0, int(c.y))), min(w - 1, max(0, int(c.x)))]
     for c in taken:
-        found_in[labels[min(h - 1, max(0, int(c.y))), min(w - 1, max(0, int(c.x)))]] += 1
+        found_in[label(c)] += 1
+    in_doubt = np.zeros(n, bool)
+    in_doubt[[label(c) for c in doubtful]] = True
     die_area = DIE_BLOB_AREA * side * side
     crowded = [i for i in range(1, n)
-               if max(found_in[i] + CLUSTER_MISSING, CLUSTER_MIN) * die_area < area[i]
-               < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
+               if (max(found_in[i] + CLUSTER_MISSING, CLUSTER_MIN) * die_area < area[i]
+                   or in_doubt[i] and DOUBT_BLOB * die_area <= area[i])
+               and area[i] < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
     if not crowded:
         return []
     pitch = max(1.0, step * side)

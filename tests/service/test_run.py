@@ -83,7 +83,8 @@ def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     cmd = [sys.executable, "-m", "station", "run", "--simulate", "--config",
            str(small_config(tmp_path)), "--journal", str(journal_path), "--seed", "2",
            "--script", ",".join(["roll"] * 40)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # TMPDIR: a killed station cannot remove its simulated tape's link folder; keep it here
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                env=env, cwd=tmp_path)
     shown: list[int] = []
