@@ -168,15 +168,16 @@ def add_real(samples: Samples, data: Path) -> None:
 
 
 def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator,
-                  materials: float = 0.0, touching: float = 0.15, by_wall: float = 0.0) -> None:
+                  materials: float = 0.0, touching: float = 0.15, by_wall: float = 0.0,
+                  leaning: float = 0.15) -> None:
     """Rendered trays (station.fakes.tray): more colours, floors, materials, cocked and
-    special dice. touching / by_wall: shares of the dice laid flat against another die /
-    against the tray wall, where the leaning dice (15 %) also lie."""
+    special dice. touching / by_wall / leaning: shares of the dice laid flat against another
+    die / flat against the tray wall / leaning on a die or the wall."""
     from station.fakes.tray import random_tray
 
     for _ in range(trays):
         size = [(640, 480), (800, 600), (1280, 960)][int(rng.integers(3))]
-        tray = random_tray(rng, size=size, cocked=0.15, materials=materials,
+        tray = random_tray(rng, size=size, cocked=leaning, materials=materials,
                            touching=touching, by_wall=by_wall,
                            special={"scatter": (0, 2), "artillery": (0, 2)})
         dice, outlines = [], []
@@ -271,10 +272,11 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
 # Share of rendered d6 in unusual materials. 0: the committed weights' recipe (0.3 read more
 # training photos but not more held-out ones; docs/vision.md, fourth session).
 MATERIALS = 0.0
-# Shares of rendered dice laid flat against another die / the tray wall. Leaning dice (15 %)
-# lie only there, half on a die, half on the wall. 0.15 / 0: the committed weights' recipe.
+# Shares of rendered dice laid flat against another die / the tray wall, and leaning (only
+# there, half on a die, half on the wall). 0.15 / 0 / 0.15: the committed weights' recipe.
 TOUCHING = 0.15
 BY_WALL = 0.0
+LEANING = 0.15
 # Where "not a die" crops are cut on the contact between two dice: "off" (the committed
 # weights' recipe), on "rendered" trays only, or on "all" photos and trays.
 CONTACTS = "off"
@@ -283,7 +285,8 @@ CONTACTS = "off"
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           cache: Path | None, out: Path = OUT, channels=CHANNELS,
           materials: float = MATERIALS, touching: float = TOUCHING,
-          by_wall: float = BY_WALL, contacts: str = CONTACTS) -> None:
+          by_wall: float = BY_WALL, contacts: str = CONTACTS,
+          leaning: float = LEANING) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -299,7 +302,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         samples = Samples(rng, per_die=16, per_negative=2, contacts=contacts == "all")
         add_real(samples, data)
         samples.per_die, samples.contacts = 6, contacts != "off"
-        add_synthetic(samples, synthetic, rng, materials, touching, by_wall)
+        add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
         if cache:
             np.savez(cache, crops=crops, classes=classes)
@@ -328,6 +331,8 @@ def main() -> None:
     parser.add_argument("--by-wall", type=float, default=BY_WALL,
                         help="share of rendered dice laid flat against the tray wall "
                              f"(default {BY_WALL})")
+    parser.add_argument("--leaning", type=float, default=LEANING,
+                        help=f"share of rendered dice leaning (cocked; default {LEANING})")
     parser.add_argument("--contacts", choices=("off", "rendered", "all"), default=CONTACTS,
                         help="cut 'not a die' crops where two dice touch: on rendered trays, "
                              f"on all photos and trays, or not at all (default {CONTACTS})")
@@ -342,7 +347,8 @@ def main() -> None:
                         f"(default {','.join(map(str, CHANNELS))})")
     args = parser.parse_args()
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
-          args.channels, args.materials, args.touching, args.by_wall, args.contacts)
+          args.channels, args.materials, args.touching, args.by_wall, args.contacts,
+          args.leaning)
 
 
 if __name__ == "__main__":
