@@ -356,12 +356,15 @@ def _grow(poly: np.ndarray, gap: float) -> np.ndarray:
 
 
 def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: float,
-               cocked: float, fonts, colours=None, materials: float = 0.0) -> list[DiePose]:
+               cocked: float, fonts, colours=None, materials: float = 0.0,
+               by_wall: float = 0.0) -> list[DiePose]:
     """Random non-overlapping poses for `faces` on the tray floor.
 
     touching: chance that a die is put against one already placed (face to face);
     cocked: chance that a die leans on a die or the wall (flagged "cocked");
-    materials: chance that a d6 is marbled, translucent, metallic or has low-contrast pips.
+    materials: chance that a d6 is marbled, translucent, metallic or has low-contrast pips;
+    by_wall: chance that a die lies flat against the tray wall (else only leaning dice are
+    put there). With materials and by_wall 0 a seed places the dice it always did.
     """
     W, H = look.tray_mm
     margin = die_mm * 0.75
@@ -390,6 +393,8 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
                 pose = _leaning(face, style, size, rng, poses, look, **extra)
             elif poses and roll < cocked + touching:
                 pose = _touching(face, style, size, rng, poses, **extra)
+            elif cocked + touching <= roll < cocked + touching + by_wall:
+                pose = _by_wall(face, style, size, rng, look, **extra)
             else:
                 pose = DiePose.flat(face, style, size, rng.uniform(margin, W - margin),
                                     rng.uniform(margin, H - margin), rng.uniform(0, 360),
@@ -400,7 +405,7 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
             if inside and not _overlaps(fp, footprints, 0.0 if "touching" in pose.flags
                                         or "cocked" in pose.flags else 1.0):
                 break
-            roll = rng.random() * (cocked + touching + 1)  # later attempts: any placement
+            roll = rng.random() * (cocked + touching + by_wall + 1)  # later: any placement
         else:
             raise ValueError(f"could not fit {len(faces)} dice of {die_mm:.0f} mm in a "
                              f"{W:.0f}x{H:.0f} mm tray: use fewer dice or a bigger tray")
@@ -426,6 +431,22 @@ def _touching(face, style, size, rng, poses, **extra) -> DiePose:
     x, y = other.centre[:2] + sign * axis * dist + ortho * slide
     return DiePose.flat(face, style, size, x, y, yaw + rng.uniform(-2, 2),
                         flags=["touching"], **extra)
+
+
+def _by_wall(face, style, size, rng, look, **extra) -> DiePose:
+    """A flat die against one of the tray's walls, 0.55-1 mm off it (the placement keeps
+    every die 0.5 mm inside the floor): half of them face to face with the wall, the others
+    at any turn, an edge towards it."""
+    W, H = look.tray_mm
+    wall = int(rng.integers(4))                 # the wall at y = 0, x = W, y = H, x = 0
+    yaw = float(rng.uniform(-3, 3)) if rng.random() < 0.5 else float(rng.uniform(0, 90))
+    along = rng.uniform(0.6 * size, (W if wall % 2 == 0 else H) - 0.6 * size)
+    gap = rng.uniform(0.55, 1.0)
+    pose = DiePose.flat(face, style, size, 0.0, 0.0, yaw, **extra)
+    fp = pose.footprint()
+    pose.centre[:2] = {0: (along, gap - fp[:, 1].min()), 1: (W - gap - fp[:, 0].max(), along),
+                       2: (along, H - gap - fp[:, 1].max()), 3: (gap - fp[:, 0].min(), along)}[wall]
+    return pose
 
 
 def _leaning(face, style, size, rng, poses, look, **extra) -> DiePose:
@@ -526,13 +547,16 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 die_mm: float | None = None, touching: float = 0.15, cocked: float = 0.0,
                 tilt_deg: float = 4.0, yaw_deg: float | None = None, fonts=None,
                 colours: list[str] | None = None, floor: str | None = None,
-                finish: Finish | None = None, materials: float = 0.0) -> RenderedTray:
+                finish: Finish | None = None, materials: float = 0.0,
+                by_wall: float = 0.0) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
     the arrow's bearing on the tray (clockwise from the tray's up edge); otherwise random.
     markers: ArUco markers in the tray corners (calibration tests). touching / cocked:
     chance per die of lying against another / leaning (cocked dice are flagged in truth).
+    by_wall: chance per die of lying flat against the tray wall; 0 (the default) renders
+    every seed as it always did.
     yaw_deg: the camera's rotation relative to the tray (default: random within ±4°).
     fonts: artillery numeral fonts to draw from (default: all of `available_fonts()`).
     colours: one colour name per face (default: random). finish: blur/noise/JPEG.
@@ -551,7 +575,8 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     look = random_look(rng, tray_mm, markers, floor)
     die_mm = die_mm or float(rng.uniform(14, 18))
     poses = place_dice(faces, rng, look, die_mm, touching, cocked,
-                       tuple(fonts) if fonts else available_fonts(), colours, materials)
+                       tuple(fonts) if fonts else available_fonts(), colours, materials,
+                       by_wall)
     for pose in poses:
         if pose.face.kind == "scatter" and pose.face.bearing_deg is not None:
             pose.arrow_deg = 0.0

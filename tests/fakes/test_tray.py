@@ -161,3 +161,25 @@ def test_translucent_die_shows_the_floor_darkened_through_its_body():
     on_white, on_black = body_pixel(smoke, 220), body_pixel(smoke, 20)
     assert on_white.max() < 90 and (on_white - on_black).min() > 10
     assert np.array_equal(body_pixel(plain, 220), body_pixel(plain, 20))
+
+
+def _gap_to_wall(pose, look) -> float:
+    fp = pose.footprint()
+    W, H = look.tray_mm
+    return float(min(fp[:, 0].min(), fp[:, 1].min(), W - fp[:, 0].max(), H - fp[:, 1].max()))
+
+
+def test_by_wall_lays_flat_dice_against_the_tray_wall():
+    """The opt-in `by_wall` share: flat dice against the wall, where otherwise only leaning
+    dice lie (training needs both there, or "by the wall" becomes the sign of a leaning die)."""
+    faces = [Face("d6", v) for v in (1, 2, 3, 4, 5, 6)] * 2
+    look = random_look(np.random.default_rng(8), tray_mm=(300, 240))
+    walled = place_dice(faces, np.random.default_rng(8), look, 16.0, touching=0.0, cocked=0.0,
+                        fonts=available_fonts(), by_wall=1.0)
+    gaps = [_gap_to_wall(p, look) for p in walled]
+    assert sum(0.5 < g <= 1.0 for g in gaps) >= 10, gaps
+    assert all(p.flags == [] and np.allclose(p.R[:, 2], (0, 0, 1)) for p in walled)  # flat
+    assert all(abs(p.centre[2] + p.size / 2) < 1e-9 for p in walled)   # on the floor
+    loose = place_dice(faces, np.random.default_rng(8), look, 16.0, touching=0.0, cocked=0.0,
+                       fonts=available_fonts())
+    assert sum(_gap_to_wall(p, look) <= 1.0 for p in loose) <= 1

@@ -10,6 +10,8 @@ Plus `--synthetic N` trays from the renderer (station.fakes.tray): other floors 
 and the only source of cocked dice (class 7) and scatter/artillery dice (class 8). A share
 `--materials` of their d6 are swirled, translucent, metallic or have low-contrast pips (red
 on black, yellow on red): the dice the reader declined most on the real photos.
+`--touching` and `--by-wall`: the shares of rendered dice laid flat against another die and
+against the tray wall, the places where leaning dice lie (so that the place is no clue).
 
 Samples (all cut with `crops.CropSource`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
@@ -26,7 +28,9 @@ Samples (all cut with `crops.CropSource`, as the reader does):
   shifted crop that lands on a neighbour's centre is not used (it would teach "a die
   centred in the crop = not a die"); and crops of a part of a die, a pip or two as large as
   a die would be (0.2-0.5 of its box, anywhere on it): white dice on a white tray show no
-  outline, only their pips, and a zoomed pip must not read as a 1.
+  outline, only their pips, and a zoomed pip must not read as a 1. With `--contacts`, also
+  crops centred where two dice touch (the reader proposes candidates there, inside both
+  dice's boxes, and the network took them for leaning dice).
 Augmentations make the model about dice, not these photos: colour channel shuffles and
 inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
 """
@@ -82,8 +86,10 @@ def augment_colour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class Samples:
     """Augmented training crops and their classes."""
 
-    def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int) -> None:
+    def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int,
+                 contacts: bool = False) -> None:
         self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
+        self.contacts = contacts    # "not a die" where two dice touch (between_neighbours)
         self.crops: list[np.ndarray] = []
         self.classes: list[int] = []
 
@@ -122,12 +128,31 @@ class Samples:
                 r, a = rng.uniform(0, 0.3) * bw, rng.uniform(0, 2 * math.pi)
                 self.add(source, cx + r * math.cos(a), cy + r * math.sin(a),
                          bw * rng.uniform(0.2, 0.5), NOT_A_DIE)
+        if self.contacts:
+            self.between_neighbours(source, dice)
         typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
         for c in propose(image, typical_side):
             if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
                        for cx, cy, bw, _ in dice):
                 for _ in range(self.per_negative):
                     self.add(source, c.x, c.y, c.side * rng.uniform(0.8, 1.25), NOT_A_DIE)
+
+    def between_neighbours(self, source: CropSource, dice) -> None:
+        """"Not a die" centred where two dice touch: the reader proposes candidates there,
+        inside both dice's boxes, so no other negative covers them, and the network took
+        such a crop, two half dice, for a leaning die (flat touching dice flagged cocked)."""
+        rng = self.rng
+        for i, (ax, ay, abw, _) in enumerate(dice):
+            for bx, by, bbw, _ in dice[i + 1:]:
+                bw = max(abw, bbw)
+                if math.hypot(bx - ax, by - ay) >= 1.3 * bw:
+                    continue
+                for _ in range(self.per_die // 3):
+                    r, a = rng.uniform(0, 0.15) * bw, rng.uniform(0, 2 * math.pi)
+                    x, y = (ax + bx) / 2 + r * math.cos(a), (ay + by) / 2 + r * math.sin(a)
+                    if not any(math.hypot(x - ox, y - oy) < 0.35 * obw
+                               for ox, oy, obw, _ in dice):
+                        self.add(source, x, y, bw * rng.uniform(0.6, 1.3), NOT_A_DIE)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         return np.stack(self.crops), np.array(self.classes)
@@ -143,14 +168,17 @@ def add_real(samples: Samples, data: Path) -> None:
 
 
 def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator,
-                  materials: float = 0.0) -> None:
+                  materials: float = 0.0, touching: float = 0.15, by_wall: float = 0.0,
+                  leaning: float = 0.15) -> None:
     """Rendered trays (station.fakes.tray): more colours, floors, materials, cocked and
-    special dice."""
+    special dice. touching / by_wall / leaning: shares of the dice laid flat against another
+    die / flat against the tray wall / leaning on a die or the wall."""
     from station.fakes.tray import random_tray
 
     for _ in range(trays):
         size = [(640, 480), (800, 600), (1280, 960)][int(rng.integers(3))]
-        tray = random_tray(rng, size=size, cocked=0.15, materials=materials,
+        tray = random_tray(rng, size=size, cocked=leaning, materials=materials,
+                           touching=touching, by_wall=by_wall,
                            special={"scatter": (0, 2), "artillery": (0, 2)})
         dice, outlines = [], []
         for die in tray.truth:
@@ -244,11 +272,21 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
 # Share of rendered d6 in unusual materials. 0: the committed weights' recipe (0.3 read more
 # training photos but not more held-out ones; docs/vision.md, fourth session).
 MATERIALS = 0.0
+# Shares of rendered dice laid flat against another die / the tray wall, and leaning (only
+# there, half on a die, half on the wall). 0.15 / 0 / 0.15: the committed weights' recipe.
+TOUCHING = 0.15
+BY_WALL = 0.0
+LEANING = 0.15
+# Where "not a die" crops are cut on the contact between two dice: "off" (the committed
+# weights' recipe), on "rendered" trays only, or on "all" photos and trays.
+CONTACTS = "off"
 
 
 def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           cache: Path | None, out: Path = OUT, channels=CHANNELS,
-          materials: float = MATERIALS) -> None:
+          materials: float = MATERIALS, touching: float = TOUCHING,
+          by_wall: float = BY_WALL, contacts: str = CONTACTS,
+          leaning: float = LEANING) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -261,10 +299,10 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         with np.load(cache) as saved:
             crops, classes = saved["crops"], saved["classes"]
     else:
-        samples = Samples(rng, per_die=16, per_negative=2)
+        samples = Samples(rng, per_die=16, per_negative=2, contacts=contacts == "all")
         add_real(samples, data)
-        samples.per_die = 6
-        add_synthetic(samples, synthetic, rng, materials)
+        samples.per_die, samples.contacts = 6, contacts != "off"
+        add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
         if cache:
             np.savez(cache, crops=crops, classes=classes)
@@ -287,6 +325,17 @@ def main() -> None:
     parser.add_argument("--materials", type=float, default=MATERIALS,
                         help="share of rendered d6 that are swirled, translucent, metallic or "
                              f"have low-contrast pips (default {MATERIALS})")
+    parser.add_argument("--touching", type=float, default=TOUCHING,
+                        help="share of rendered dice laid flat against another die "
+                             f"(default {TOUCHING})")
+    parser.add_argument("--by-wall", type=float, default=BY_WALL,
+                        help="share of rendered dice laid flat against the tray wall "
+                             f"(default {BY_WALL})")
+    parser.add_argument("--leaning", type=float, default=LEANING,
+                        help=f"share of rendered dice leaning (cocked; default {LEANING})")
+    parser.add_argument("--contacts", choices=("off", "rendered", "all"), default=CONTACTS,
+                        help="cut 'not a die' crops where two dice touch: on rendered trays, "
+                             f"on all photos and trays, or not at all (default {CONTACTS})")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cache", type=Path,
                         help="keep the generated crops in this .npz and reuse them next time")
@@ -298,7 +347,8 @@ def main() -> None:
                         f"(default {','.join(map(str, CHANNELS))})")
     args = parser.parse_args()
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
-          args.channels, args.materials)
+          args.channels, args.materials, args.touching, args.by_wall, args.contacts,
+          args.leaning)
 
 
 if __name__ == "__main__":
