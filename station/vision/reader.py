@@ -128,9 +128,7 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
     dice = np.flatnonzero(1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY)
     if not len(dice):
         return []
-    best = probs[dice, 1:].max(axis=1)
-    sure_face = (probs[dice, 1:].argmax(axis=1) + 1 != COCKED) & (best >= SURE_FACE)
-    dice = dice[np.lexsort((-best, ~sure_face))]
+    dice = dice[np.lexsort((-probs[dice, 1:].max(axis=1), ~_sure_face(probs[dice])))]
     x, y, side = np.array([(candidates[i].x, candidates[i].y, candidates[i].side)
                            for i in dice]).T
     same = np.hypot(x[:, None] - x, y[:, None] - y) <= SAME_DIE * np.maximum(side[:, None], side)
@@ -151,6 +149,12 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     dice = _look_again(source, dice, doubtful, turns=(1, 2, 3), mirrored=False, seen=1)
     undecided = [i for i in doubtful if _undecided(dice[i][1])]
     return _look_again(source, dice, undecided, turns=(0, 1, 2, 3), mirrored=True, seen=4)
+
+
+def _sure_face(probs: np.ndarray) -> np.ndarray:
+    """Per reading (classes on the last axis): read as a face at least `SURE_FACE` sure."""
+    faces = probs[..., 1:]
+    return (faces.argmax(axis=-1) + 1 != COCKED) & (faces.max(axis=-1) >= SURE_FACE)
 
 
 def _without_face(p: np.ndarray) -> bool:
@@ -236,12 +240,11 @@ def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     looks = [Candidate(c.x + k * (c.x - cx), c.y + k * (c.y - cy), c.side * TOP_FACE)
              for c in (dice[i][0] for i in chosen) for k in OUTWARD]
     probs = _classify(source, looks).reshape(len(chosen), len(OUTWARD), CLASSES)
-    best = probs[:, :, 1:].max(axis=2)
-    face = (probs[:, :, 1:].argmax(axis=2) + 1 != COCKED) & (best >= SURE_FACE)
+    face = _sure_face(probs)
     dice = list(dice)
     for j, i in enumerate(chosen):
         if face[j].any():
-            k = int(np.argmax(np.where(face[j], best[j], -1.0)))
+            k = int(np.argmax(np.where(face[j], probs[j, :, 1:].max(axis=1), -1.0)))
             dice[i] = (looks[j * len(OUTWARD) + k], probs[j, k])
     return dice
 
