@@ -16,7 +16,7 @@ the truth is exact, not estimated. Trays can carry ArUco markers at their corner
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -548,7 +548,8 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 tilt_deg: float = 4.0, yaw_deg: float | None = None, fonts=None,
                 colours: list[str] | None = None, floor: str | None = None,
                 finish: Finish | None = None, materials: float = 0.0,
-                by_wall: float = 0.0) -> RenderedTray:
+                by_wall: float = 0.0, marks: dict | None = None,
+                marked: float = 1.0) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
@@ -563,6 +564,9 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     materials: chance per d6 of an unusual material (swirled, translucent, metallic, or
     low-contrast pips; `tray_faces.unusual_style`); 0 (the default) renders every seed as
     it always did.
+    marks: custom faces, (kind, value) -> symbol (`tray_faces.MARKED_DICE`), drawn on every
+    die of those kinds, or on each with the chance `marked` (e.g. logo dice among plain
+    ones); None (the default) renders every seed as it always did.
     """
     size = (int(size[0]), int(size[1]))
     if not (160 <= size[0] <= 8192 and 120 <= size[1] <= 8192):
@@ -577,6 +581,8 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     poses = place_dice(faces, rng, look, die_mm, touching, cocked,
                        tuple(fonts) if fonts else available_fonts(), colours, materials,
                        by_wall)
+    if marks:
+        _mark_dice(poses, marks, marked, rng)
     for pose in poses:
         if pose.face.kind == "scatter" and pose.face.bearing_deg is not None:
             pose.arrow_deg = 0.0
@@ -594,6 +600,14 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     return RenderedTray(image=image, truth=[die_truth(p, camera) for p in poses],
                         camera=camera, tray_mm=look.tray_mm,
                         homography=camera.floor_homography(), markers=markers_px, die_mm=die_mm)
+
+
+def _mark_dice(poses: list[DiePose], marks: dict, share: float, rng) -> None:
+    """Dice of the kinds in `marks` get its custom faces, each with the chance `share`."""
+    kinds = {kind for kind, _ in marks}
+    for pose in poses:
+        if pose.face.kind in kinds and (share >= 1.0 or rng.random() < share):
+            pose.style = replace(pose.style, marks=dict(marks))
 
 
 def random_faces(rng, count: int, kinds=("d6",)) -> list[Face]:

@@ -13,7 +13,7 @@ import functools
 import importlib
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -119,6 +119,9 @@ class FaceStyle:
     opacity: float = 1.0       # translucent dice: the floor shows through the body
     ghost: float = 0.0         # translucent dice: strength of the far face's pips seen through
     recess: float = 0.0        # darkening round the pips (engraved pips)
+    # Custom faces (`MARKED_DICE`): (kind, value) -> a symbol or Roman numeral drawn instead
+    # of the usual face; empty draws every face as usual.
+    marks: dict = field(default_factory=dict)
 
 
 def random_style(rng: np.random.Generator, colour: str | None = None,
@@ -422,8 +425,58 @@ def artillery_face(value: int | str, style: FaceStyle) -> np.ndarray:
     return _finish(face)
 
 
+# Dice whose networks do not know some faces (docs/calibration.md, "Teaching unusual
+# faces"): a logo instead of the 6 (Games Workshop and army dice), a skull instead of the 1,
+# an artillery die with Roman numerals and a skull for the misfire.
+MARKED_DICE = {
+    "star6": {("d6", 6): "star"},
+    "skull1": {("d6", 1): "skull"},
+    "roman": {("artillery", 2): "II", ("artillery", 4): "IV", ("artillery", 6): "VI",
+              ("artillery", 8): "VIII", ("artillery", 10): "X", ("artillery", "misfire"): "skull"},
+}
+SYMBOLS = ("star", "skull")
+
+
+def marked_face(mark: str, style: FaceStyle) -> np.ndarray:
+    """A face showing a symbol (`SYMBOLS`) or a word or numeral in the style's font."""
+    face = _blank(style)
+    ss = 4
+    n = TEXTURE * ss
+    mask = np.zeros((n, n), np.uint8)
+    c = n / 2
+    if mark == "star":
+        _draw_burst(mask, (c, c + 0.03 * n), 0.4 * n, 0.17 * n, 5)
+    elif mark == "skull":
+        cv2.circle(mask, (int(c), int(c - 0.06 * n)), int(0.27 * n), 255, -1, cv2.LINE_AA)
+        cv2.rectangle(mask, (int(c - 0.15 * n), int(c + 0.1 * n)),
+                      (int(c + 0.15 * n), int(c + 0.3 * n)), 255, -1, cv2.LINE_AA)
+        for dx in (-0.11, 0.11):     # eyes
+            cv2.circle(mask, (int(c + dx * n), int(c - 0.06 * n)), int(0.075 * n), 0, -1,
+                       cv2.LINE_AA)
+        nose = np.array([(c, c + 0.03 * n), (c - 0.035 * n, c + 0.1 * n),
+                         (c + 0.035 * n, c + 0.1 * n)])
+        cv2.fillPoly(mask, [np.round(nose).astype(np.int32)], 0, cv2.LINE_AA)
+        for dx in (-0.075, 0.0, 0.075):   # teeth
+            cv2.line(mask, (int(c + dx * n), int(c + 0.2 * n)), (int(c + dx * n),
+                     int(c + 0.3 * n)), 0, int(0.025 * n))
+    else:
+        glyph = glyph_mask(mark, style.font, int(TEXTURE * 0.4 * ss))
+        h, w = glyph.shape
+        scale = min(1.0, n * 0.8 / w)
+        glyph = cv2.resize(glyph, (max(1, int(w * scale)), max(1, int(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        h, w = glyph.shape
+        y0, x0 = (n - h) // 2, (n - w) // 2
+        mask[y0:y0 + h, x0:x0 + w] = glyph
+    mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
+    _paint(face, mask, style.ink)
+    return _finish(face)
+
+
 def face_texture(kind: str, value, style: FaceStyle, angle_deg: float = 0.0) -> np.ndarray:
     """The BGRA texture of one face of a die of `kind` showing `value`."""
+    if (kind, value) in style.marks:
+        return marked_face(style.marks[kind, value], style)
     if kind == "d6":
         return pip_face(int(value), style)
     if kind == "scatter":

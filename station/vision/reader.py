@@ -265,8 +265,8 @@ def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, 
     return candidates, probs
 
 
-def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool = False
-              ) -> list[DetectedDie]:
+def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool = False,
+              faces=None) -> list[DetectedDie]:
     """All dice in a BGR tray frame; see the module docstring for how.
 
     `expect_special`: scatter or artillery dice are likely in the tray (the rules asked for
@@ -277,6 +277,9 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
     die's position in tray millimetres and turns scatter bearings to the tray's up edge;
     without it, bearings are clockwise from image up. A profile made at another aspect
     ratio raises `CalibrationError` (a ValueError).
+    `faces` (a `taught_faces.TaughtFaces`): faces taught from photos (`station calibrate
+    faces`); a die showing one is read as that face, with the flag "taught". None: nothing
+    more is done.
     """
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError("read_tray needs a BGR colour image (height x width x 3)")
@@ -297,7 +300,10 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         calibration = calibration.for_image(w, h)
         # The calibration sheet's marker tiles in the tray's corners are not dice.
         dice = [(c, p) for c, p in dice if not calibration.on_marker(c.x, c.y)]
-    return [_describe(image, c, p, dice, calibration, expect_special) for c, p in dice]
+    read = [_describe(image, c, p, dice, calibration, expect_special) for c, p in dice]
+    if faces is not None:
+        read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
+    return read
 
 
 def _describe(image, c: Candidate, p: np.ndarray, dice, calibration,

@@ -28,6 +28,9 @@ def register(registry) -> None:
                         help="one JSON object per image per line")
     parser.add_argument("--calibration", metavar="PROFILE",
                         help="tray calibration profile: adds positions in tray millimetres")
+    parser.add_argument("--faces", metavar="PROFILE",
+                        help="taught-faces profile (`station calibrate faces`): dice showing a "
+                             "taught face are read as it, with the flag \"taught\"")
     parser.add_argument("--annotate", metavar="DIR", type=Path,
                         help="also write each image with the dice marked, as DIR/NAME.png")
     parser.add_argument("--expect-special", action=argparse.BooleanOptionalAction, default=True,
@@ -39,6 +42,7 @@ def register(registry) -> None:
 
 def run(args) -> int:
     calibration = _load_calibration(args.calibration) if args.calibration else None
+    faces = _load_faces(args.faces) if args.faces else None
     if args.annotate:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)
@@ -52,7 +56,8 @@ def run(args) -> int:
             _report_error(args, path, f"cannot read {path}: {problem}")
             continue
         try:
-            dice = read_tray(image, calibration, expect_special=args.expect_special)
+            dice = read_tray(image, calibration, expect_special=args.expect_special,
+                             faces=faces)
         except ValueError as error:
             failed = True
             _report_error(args, path, f"cannot read the dice in {path}: {error}")
@@ -101,6 +106,14 @@ def _load_calibration(profile: str):
                          "run `station calibrate tray` first")
 
 
+def _load_faces(profile: str):
+    from station.vision.taught_faces import TaughtFaces, TaughtFacesError
+    try:
+        return TaughtFaces.load(profile)
+    except TaughtFacesError as error:
+        raise UsageError(str(error)) from error
+
+
 def summary(path: str, dice: list[DetectedDie]) -> str:
     """Counts per colour and value, the total, and what needs a re-roll."""
     pips = [d for d in dice if d.kind == "d6" and isinstance(d.value, int)]
@@ -121,6 +134,9 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
         if d.kind != "d6" and d.value is not None:
             bearing = f", bearing {d.bearing_deg:.0f} deg" if d.bearing_deg is not None else ""
             lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
+    taught = [f"{d.kind} {d.value} at {_at(d)}" for d in dice if "taught" in d.flags]
+    if taught:
+        lines.append("  read by a taught face: " + "; ".join(taught))
     for d in dice:
         if d.value is None:   # a cocked die's kind is the reader's best guess of which die
             why = "cocked (leaning)" if "cocked" in d.flags else "unreadable"
