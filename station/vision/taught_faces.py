@@ -55,6 +55,7 @@ BLUR = 0.8                 # pixels: softens resampling and small misplacements
 MARGIN = 0.05              # a taken face is this far ahead of the next taught face
 MIN_ACCEPT = 0.5           # no threshold is below this
 NEGATIVE_BLUR = (0, 2)     # pixels of blur on the drawn pip faces (small dice look blurred)
+OUTLINE_TO_FACE = 1.27     # a reader's outline side / the top face's (median, rendered trays)
 SINGLE_ACCEPT = 0.7        # the threshold of a face taught from one photo (no leave-one-out)
 
 _yy, _xx = np.mgrid[0:TEMPLATE, 0:TEMPLATE] - (TEMPLATE - 1) / 2
@@ -223,7 +224,8 @@ class TaughtFaces:
         if not keys:
             return Match(None, 0.0, 0.0, False)
         templates, owners = self._templates()
-        scores = _best(_windows(cut_patch(image, x, y, outline_side)), templates)
+        windows = np.concatenate([_windows(p) for p in _patches(image, x, y, outline_side)])
+        scores = _best(windows, templates)
         face_scores = np.array([_face_score(scores[owners == f]) for f in range(len(keys))])
         return self._decide(face_scores, keys)
 
@@ -336,13 +338,24 @@ class _Outlines:
 
 def cut_patch(image: np.ndarray, x: float, y: float, outline_side: float) -> np.ndarray:
     """The PATCH-pixel grey patch around the top face of the die found at (x, y)."""
-    fx, fy, side = centre_on_face(image, x, y, outline_side)
+    return _patch_at(image, *centre_on_face(image, x, y, outline_side))
+
+
+def _patches(image: np.ndarray, x: float, y: float, outline_side: float
+             ) -> list[np.ndarray]:
+    """The patches a die is read on: around its top face as found, and around its outline's
+    centre at the typical face side (the top face is not always found: a die much like the
+    floor, a die touching another)."""
+    return [cut_patch(image, x, y, outline_side),
+            _patch_at(image, x, y, outline_side / OUTLINE_TO_FACE)]
+
+
+def _patch_at(image: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
     reach = side * PATCH_SIDES * 0.75 + 4
     h, w = image.shape[:2]
-    x0, y0 = max(0, int(fx - reach) // 8 * 8), max(0, int(fy - reach) // 8 * 8)
-    x1, y1 = min(w, int(fx + reach) + 2), min(h, int(fy + reach) + 2)
-    crop = CropSource(image[y0:y1, x0:x1]).crop(fx - x0, fy - y0, side, 0.0, PATCH,
-                                                 PATCH_SIDES)
+    x0, y0 = max(0, int(x - reach) // 8 * 8), max(0, int(y - reach) // 8 * 8)
+    x1, y1 = min(w, int(x + reach) + 2), min(h, int(y + reach) + 2)
+    crop = CropSource(image[y0:y1, x0:x1]).crop(x - x0, y - y0, side, 0.0, PATCH, PATCH_SIDES)
     return cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
 
 
