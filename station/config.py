@@ -27,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
         "fps": 10,
         "settle_seconds": 0.4,        # how long the dice must lie still before reading
         "calibration": "",            # tray calibration profile (station calibrate tray)
+        "faces": "",                  # taught-faces profile (station calibrate faces)
     },
     "laser": {
         "device": "none",             # a codec name (glm, disto, jrt, m80, dollar, tape) or none

@@ -112,7 +112,8 @@ class Station:
         if self.laser is not None:
             self._stack.callback(self.laser.close)
         # the synthetic tray is not the tray the profile was made for
-        read = tray_reader("" if options.simulate else config.camera["calibration"])
+        read = tray_reader("" if options.simulate else config.camera["calibration"],
+                           "" if options.simulate else config.camera["faces"])
 
         self.controls = self._controls(hardware)
         self._stack.callback(self.controls.close)

@@ -120,26 +120,37 @@ def settle_watcher(still_s: float) -> SettleWatcher:
 
 
 class TrayReader:
-    """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile;
-    read.expecting_special(frame): the same when the rules asked for a scatter or artillery
-    die (the reader then gives dice read as pips a second look as special dice)."""
+    """read(frame) -> the dice on it (`station.vision.read_tray`), with the tray profile and
+    the taught faces; read.expecting_special(frame): the same when the rules asked for a
+    scatter or artillery die (the reader then gives dice read as pips a second look as
+    special dice)."""
 
-    def __init__(self, calibration: Any) -> None:
+    def __init__(self, calibration: Any, faces: Any = None) -> None:
         from station.vision import read_tray
         self.read_tray, self.calibration = read_tray, calibration
+        self.options = {"faces": faces} if faces is not None else {}
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
-        return self.read_tray(frame, self.calibration)
+        return self.read_tray(frame, self.calibration, **self.options)
 
     def expecting_special(self, frame: np.ndarray) -> list[Any]:
-        return self.read_tray(frame, self.calibration, expect_special=True)
+        return self.read_tray(frame, self.calibration, expect_special=True, **self.options)
 
 
-def tray_reader(calibration_path: str) -> TrayReader:
+def tray_reader(calibration_path: str, faces_path: str = "") -> TrayReader:
     calibration = None
     if calibration_path:
         calibration = load_tray_calibration(calibration_path)
-    return TrayReader(calibration)
+    return TrayReader(calibration, load_taught_faces(faces_path) if faces_path else None)
+
+
+def load_taught_faces(path: str) -> Any:
+    from station.vision.taught_faces import TaughtFaces, TaughtFacesError
+    try:
+        return TaughtFaces.load(str(Path(path).expanduser()))
+    except TaughtFacesError as error:
+        raise ConfigError("camera.faces", str(error),
+                          "Or leave it empty to read without taught faces") from None
 
 
 def load_tray_calibration(path: str) -> Any:
