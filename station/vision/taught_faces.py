@@ -100,6 +100,8 @@ class TaughtFaces:
     labels: list[str | None] = field(default_factory=list)
     photos: list[str] = field(default_factory=list)              # where each came from
     thresholds: dict[str, float] = field(default_factory=dict)
+    # the taught patches' turned templates and their faces, made at the first reading
+    _cache: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     # ---------------------------------------------------------------- teaching
 
@@ -169,7 +171,7 @@ class TaughtFaces:
         face_scores = np.stack([_face_score(scores[:, per_face[k]]) for k in keys], axis=1)
         report = {}
         for f, key in enumerate(keys):
-            own = [i for i in per_face[key]]
+            own = per_face[key]
             others = [i for i, l in enumerate(self.labels) if l != key]
             other = list(face_scores[others, f])
             kind, value = key.split(":")
@@ -258,9 +260,8 @@ class TaughtFaces:
 
     def _templates(self) -> tuple[np.ndarray, np.ndarray]:
         """The taught faces' templates and, for each, the index of its face in `faces()`."""
-        cached = getattr(self, "_cache", None)
-        if cached is not None and cached[0] == len(self.labels):
-            return cached[1], cached[2]
+        if self._cache is not None and self._cache[0] == len(self.labels):
+            return self._cache[1], self._cache[2]
         keys = self.faces()
         taught = [i for i, k in enumerate(self.labels) if k is not None]
         templates = np.stack([_turned(self.patches[i]) for i in taught])
