@@ -31,7 +31,7 @@ def register(registry) -> None:
                              "misfire for an artillery die")
     parser.add_argument("--at", metavar="X,Y",
                         help="which die is the taught one when a photo shows several (pixels)")
-    parser.add_argument("--out", default=DEFAULT_FACES,
+    parser.add_argument("--out", default=DEFAULT_FACES, metavar="PROFILE",
                         help="taught-faces profile to add to (default: %(default)s)")
     parser.add_argument("--list", action="store_true", help="show the taught faces and stop")
     parser.add_argument("--forget", metavar="VALUE",
