@@ -7,7 +7,8 @@ For each set of marked dice (`station.fakes.tray_faces.MARKED_DICE`: "star6", a 
 star instead of the 6; "roman", an artillery die with II IV VI VIII X and a skull for the
 misfire; "skull1", a d6 with a skull instead of the 1), the taught faces are taught from
 `--photos` rendered photos a face (the die alone, 1280x960, seeds 900 on), as
-`station calibrate faces` does, and the teaching report is printed. Then `--trays` random
+`station calibrate faces` does (a photo in which no die is found is skipped and said), and
+the teaching report is printed. Then `--trays` random
 trays (640x480 to 4K; for d6 sets 2-12 dice, every one a marked die; for the artillery set
 1-6 plain d6 and 1-3 marked artillery dice; a tenth of the dice leaning) are read with
 `read_tray` untaught and taught (artillery trays expecting special dice, as the service
@@ -30,7 +31,7 @@ from station.fakes.tray import random_tray, render_roll
 from station.fakes.tray_faces import MARKED_DICE
 from station.rules.faces import Face
 from station.vision import read_tray
-from station.vision.taught_faces import TaughtFaces
+from station.vision.taught_faces import TaughtFaces, TaughtFacesError
 
 
 def teach(marks: dict, photos: int) -> TaughtFaces:
@@ -40,7 +41,10 @@ def teach(marks: dict, photos: int) -> TaughtFaces:
             seed = 900 + 10 * n + k
             shot = render_roll([Face(kind, value)], np.random.default_rng(seed),
                                size=(1280, 960), marks=marks)
-            faces.teach(shot.image, kind, value, photo=f"seed {seed}")
+            try:
+                faces.teach(shot.image, kind, value, photo=f"seed {seed}")
+            except TaughtFacesError as error:      # as a player would: retake it
+                print(f"  teaching photo skipped: {error}")
     report = faces.settle()
     for key, r in report.items():
         typical = f"{r['typical']:.3f}" if r["typical"] is not None else "-"
