@@ -15,9 +15,10 @@ against the tray wall, the places where leaning dice lie (so that the place is n
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
 for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
-`--size 48 --negatives 0 --validate --materials 0.3 --synthetic 200 --epochs 15
---out station/vision/weights/d6_detail.onnx`: no "not a die" crops of the reader's
-candidates (it sees only crops the classifier took for dice), every 4th training photo
+`--size 48 --negatives 0 --validate --materials 0.3 --synthetic 120 --real-per-die 32
+--epochs 15 --seed 2 --out station/vision/weights/d6_detail.onnx`: no "not a die" crops of
+the reader's candidates (it sees only crops the classifier took for dice), twice the crops
+of each real die (the translucent dice it is for are real ones), every 4th training photo
 left out to validate it on.
 
 Samples (all cut with `crops.CropSource`, as the reader does):
