@@ -38,8 +38,9 @@ def undecided_dice():
 
 
 def test_detail_network_reads_real_dice_the_classifier_cannot(no_detail):
-    """Two translucent dice of photos the detail network was not trained on (its
-    validation part): unreadable at 32x32, read right by the detail look."""
+    """A swirled blue die with red pips (a 6) and a translucent smoke die (a 2), in photos
+    the detail network was not trained on (its validation part): unreadable at 32x32, read
+    right by the detail look."""
     images = list(undecided_dice())
     for image, label in images:
         assert "unreadable" in die_at(read_tray(image), label["box"]).flags
