@@ -9,6 +9,10 @@ a few hundred KB) is trained and exported by `station/vision/training/train_clas
 In front of it, the gate (`weights/d6_gate.onnx`, trained by `training/train_gate.py`) is a
 network a tenth as costly that only says "die or not": most of the reader's candidates are
 tray, shadows and neighbours' edges, and need not pay for the whole classifier.
+
+Behind it, the detail network (`weights/d6_detail.onnx`, the same kind of CNN and classes on
+48x48 crops, `train_classifier.py --size 48`) reads only the dice the classifier could not
+decide: at 32x32 the pips of dark translucent and swirled dice are blobs a few pixels wide.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import numpy as np
 
 WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
 GATE_WEIGHTS = WEIGHTS.with_name("d6_gate.onnx")
+DETAIL_WEIGHTS = WEIGHTS.with_name("d6_detail.onnx")
+DETAIL_SIZE = 48   # pixels: side of the detail network's input
 NOT_A_DIE, COCKED, SPECIAL = 0, 7, 8
 CLASSES = 9
 
@@ -85,8 +91,14 @@ def default_gate() -> DieGate | None:
     return DieGate(_gate_weights) if _gate_weights is not None else None
 
 
+@lru_cache(maxsize=1)
+def default_detail() -> DieClassifier | None:
+    return DieClassifier(_detail_weights) if _detail_weights is not None else None
+
+
 _weights = WEIGHTS
 _gate_weights: Path | None = GATE_WEIGHTS
+_detail_weights: Path | None = DETAIL_WEIGHTS
 
 
 def use_weights(path: Path) -> None:
@@ -102,3 +114,11 @@ def use_gate(path: Path | None) -> None:
     global _gate_weights
     _gate_weights = Path(path) if path is not None else None
     default_gate.cache_clear()
+
+
+def use_detail(path: Path | None) -> None:
+    """Read undecided dice with another detail network from now on; None: no detail look
+    (to measure what it adds)."""
+    global _detail_weights
+    _detail_weights = Path(path) if path is not None else None
+    default_detail.cache_clear()

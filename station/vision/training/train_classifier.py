@@ -13,6 +13,14 @@ on black, yellow on red): the dice the reader declined most on the real photos.
 `--touching` and `--by-wall`: the shares of rendered dice laid flat against another die and
 against the tray wall, the places where leaning dice lie (so that the place is no clue).
 
+The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
+for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
+`--size 48 --negatives 0 --validate --materials 0.3 --synthetic 120 --real-per-die 32
+--epochs 15 --seed 2 --out station/vision/weights/d6_detail.onnx`: no "not a die" crops of
+the reader's candidates (it sees only crops the classifier took for dice), twice the crops
+of each real die (the translucent dice it is for are real ones), every 4th training photo
+left out to validate it on.
+
 Samples (all cut with `crops.CropSource`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
   estimate jittered as much as the segmentation's own errors (measured on real photos: the
@@ -58,6 +66,13 @@ def held_out(index: int) -> bool:
     return index % 5 == 4
 
 
+def validation(train_index: int) -> bool:
+    """Every 4th of the training photos (by sorted name; index among the training photos):
+    with `--validate`, left out so that a network trained without them is validated on them
+    (the detail network: the reader's other steps were tuned on all 160 training photos)."""
+    return train_index % 4 == 3
+
+
 def box_geometry(box):
     x0, y0, x1, y1 = box
     return (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
@@ -87,14 +102,15 @@ class Samples:
     """Augmented training crops and their classes."""
 
     def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int,
-                 contacts: bool = False) -> None:
+                 contacts: bool = False, size: int = CROP_SIZE) -> None:
         self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
+        self.size = size            # crop side in pixels
         self.contacts = contacts    # "not a die" where two dice touch (between_neighbours)
         self.crops: list[np.ndarray] = []
         self.classes: list[int] = []
 
     def add(self, source: CropSource, x, y, side, cls) -> None:
-        crop = source.crop(x, y, side, angle_deg=self.rng.uniform(0, 360))
+        crop = source.crop(x, y, side, angle_deg=self.rng.uniform(0, 360), size=self.size)
         self.crops.append(augment_colour(crop, self.rng))
         self.classes.append(cls)
 
@@ -130,6 +146,8 @@ class Samples:
                          bw * rng.uniform(0.2, 0.5), NOT_A_DIE)
         if self.contacts:
             self.between_neighbours(source, dice)
+        if not self.per_negative:
+            return
         typical_side = float(np.median([bw for _, _, bw, _ in dice])) * 0.85 if dice else 30.0
         for c in propose(image, typical_side):
             if not any(abs(c.x - cx) <= bw / 2 and abs(c.y - cy) <= bw / 2
@@ -158,10 +176,11 @@ class Samples:
         return np.stack(self.crops), np.array(self.classes)
 
 
-def add_real(samples: Samples, data: Path) -> None:
+def add_real(samples: Samples, data: Path, validate: bool = False) -> None:
     labels = json.loads((data / "labels.json").read_text())
-    for index, name in enumerate(sorted(labels)):
-        if not held_out(index):
+    train = [name for index, name in enumerate(sorted(labels)) if not held_out(index)]
+    for index, name in enumerate(train):
+        if not (validate and validation(index)):
             image = cv2.imread(str(data / "images" / name))
             samples.from_photo(image, [(*box_geometry(d["box"]), d["value"])
                                        for d in labels[name]])
@@ -202,7 +221,7 @@ def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator,
 CHANNELS = (16, 32, 64, 64)   # of the four 3x3 convolutions
 
 
-def make_model(channels=CHANNELS):
+def make_model(channels=CHANNELS, crop_size: int = CROP_SIZE):
     import torch.nn as nn
 
     def block(cin, cout):
@@ -214,7 +233,7 @@ def make_model(channels=CHANNELS):
         *block(a, b), nn.MaxPool2d(2),
         *block(b, c), nn.MaxPool2d(2),
         *block(c, d),
-        nn.Flatten(), nn.Linear(d * 4 * 4, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
+        nn.Flatten(), nn.Linear(d * (crop_size // 8) ** 2, 64), nn.ReLU(), nn.Dropout(0.3), nn.Linear(64, CLASSES))
 
 
 def export(model, path: Path, crop_size: int = CROP_SIZE) -> None:
@@ -286,7 +305,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           cache: Path | None, out: Path = OUT, channels=CHANNELS,
           materials: float = MATERIALS, touching: float = TOUCHING,
           by_wall: float = BY_WALL, contacts: str = CONTACTS,
-          leaning: float = LEANING) -> None:
+          leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
+          validate: bool = False, real_per_die: int = 16) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -299,8 +319,9 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
         with np.load(cache) as saved:
             crops, classes = saved["crops"], saved["classes"]
     else:
-        samples = Samples(rng, per_die=16, per_negative=2, contacts=contacts == "all")
-        add_real(samples, data)
+        samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
+                          size=size)
+        add_real(samples, data, validate)
         samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
@@ -310,9 +331,9 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           f"0 = not a die, 7 = cocked, 8 = special) in {time.time() - t0:.0f} s")
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
-    model = make_model(channels)
+    model = make_model(channels, size)
     fit(model, x, y, torch.arange(len(x)), epochs, turn_and_mirror, t0)
-    export(model, out)
+    export(model, out, size)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
 
@@ -345,10 +366,25 @@ def main() -> None:
     parser.add_argument("--channels", type=lambda text: tuple(int(c) for c in text.split(",")),
                         default=CHANNELS, help="of the four convolutions, e.g. 8,16,32,64 "
                         f"(default {','.join(map(str, CHANNELS))})")
+    parser.add_argument("--size", type=int, default=CROP_SIZE,
+                        help=f"crop side in pixels, a multiple of 8 (default {CROP_SIZE}, the "
+                             "classifier's; 48 for the detail network, weights/d6_detail.onnx)")
+    parser.add_argument("--negatives", type=int, default=2,
+                        help="'not a die' crops per reader candidate off the dice (default 2; "
+                             "0 for the detail network, which sees only crops the classifier "
+                             "took for dice)")
+    parser.add_argument("--real-per-die", type=int, default=16,
+                        help="crops of each real die, at random turns and jitter (default 16; "
+                             "rendered dice get 6)")
+    parser.add_argument("--validate", action="store_true",
+                        help="leave out every 4th training photo (by name) to validate on")
     args = parser.parse_args()
+    if args.size % 8:
+        parser.error(f"--size {args.size}: the crop side must be a multiple of 8 (three 2x2 "
+                     "poolings)")
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
-          args.leaning)
+          args.leaning, args.size, args.negatives, args.validate, args.real_per_die)
 
 
 if __name__ == "__main__":
