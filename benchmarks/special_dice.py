@@ -1,7 +1,7 @@
 """Benchmark: scatter and artillery dice read from synthetic trays (issue 4 targets).
 
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
-        [--expect-special]
+        [--expect-special] [--faces OTHER.onnx]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -39,6 +39,7 @@ import numpy as np
 from station.fakes.tray import random_tray
 from station.vision.calibration import CalibrationError, calibrate_image
 from station.vision.reader import read_tray
+from station.vision import special_dice
 from station.vision.special_dice import read_special
 
 
@@ -219,8 +220,12 @@ def main() -> int:
     parser.add_argument("--expect-special", action="store_true",
                         help="end to end: tell read_tray that special dice are expected")
     parser.add_argument("--verbose", action="store_true", help="print every miss to stderr")
+    parser.add_argument("--faces", help="another face network (ONNX) instead of the "
+                        "committed one, to compare a trial network")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.faces:
+        special_dice.WEIGHTS = args.faces     # read when the network is first loaded
     mode = "end to end" if args.end_to_end else "per die"
     if args.end_to_end and args.expect_special:
         mode += ", special dice expected"

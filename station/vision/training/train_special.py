@@ -3,6 +3,7 @@
     pip install torch onnx          # training only; the station never imports them
     PYTHONPATH=. python station/vision/training/train_special.py [--trays 1500] [--seed 1000]
         [--cache /tmp/special_crops.npz ...] [--epochs 10] [--threads 1] [--max-width 800]
+        [--cocked 0.1] [--out OTHER.onnx]
 
 Data: trays rendered by the synthetic renderer (station/fakes/tray.py), 640x480 to 4K, a
 third of them with the calibration markers and any camera yaw (small dice), one die in ten
@@ -47,10 +48,11 @@ def label_of(truth) -> int:
     return OTHER if truth.kind == "d6" else CLASSES.index(truth.value)
 
 
-def collect(trays: int, seed: int, save=None, max_width: int = 3840
+def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: float = 0.1
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, classes and the index of the tray each came from (`save(...)` them every
-    hundred trays). max_width: only frames up to that wide (800: dice of 15-45 px)."""
+    hundred trays). max_width: only frames up to that wide (800: dice of 15-45 px);
+    cocked: the share of dice leaning on a die or the wall."""
     from station.fakes.tray import random_tray
     from station.vision.reader import propose
 
@@ -69,7 +71,7 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840
     for index in range(trays):
         markers = bool(rng.random() < 0.35)
         shot = random_tray(rng, size=sizes[int(rng.choice(len(sizes), p=weights / weights.sum()))],
-                           dice=(0, 4), markers=markers, cocked=0.1,
+                           dice=(0, 4), markers=markers, cocked=cocked,
                            yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
                            special={"scatter": (1, 2), "artillery": (1, 3)},
                            fonts=TRAIN_FONTS)
@@ -166,6 +168,8 @@ def main() -> int:
                         help="keep the rendered crops here (npz); several: train on them all")
     parser.add_argument("--max-width", type=int, default=3840,
                         help="render frames only up to this width (800: small dice only)")
+    parser.add_argument("--cocked", type=float, default=0.1,
+                        help="share of dice rendered leaning on a die or the wall")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
@@ -181,7 +185,7 @@ def main() -> int:
             np.savez(args.cache[0], crops=crops, classes=classes, tray_of=tray_of)
 
         crops, classes, tray_of = collect(args.trays, args.seed, save if args.cache else None,
-                                          args.max_width)
+                                          args.max_width, args.cocked)
         if args.cache:
             save(crops, classes, tray_of)
     print(f"{len(crops)} crops ({np.bincount(classes, minlength=len(CLASSES)).tolist()} per "
