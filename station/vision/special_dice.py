@@ -264,18 +264,20 @@ def _top_face(crop: np.ndarray, side: float) -> np.ndarray:
     counts = np.bincount(labels_k.ravel(), minlength=3)
     top, best = np.zeros((h, w), bool), math.inf
     for cluster in np.argsort(-counts):
+        body = centres[cluster]
+        dist = np.linalg.norm(lab - body, axis=2)     # once per cluster, for every tolerance
         for widen in TOLERANCE_STEPS:
-            region = _region_of(lab, centres[cluster], central, widen)
+            region = _region_of(dist, body, central, widen)
             miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * side * side)))
             if miss < best:
                 top, best = region, miss
     return top
 
 
-def _region_of(lab, body, central, widen: float = 1.0) -> np.ndarray:
-    """The convex hull of the body-coloured component covering most of the centre."""
-    h, w = lab.shape[:2]
-    dist = np.linalg.norm(lab - body, axis=2)
+def _region_of(dist, body, central, widen: float = 1.0) -> np.ndarray:
+    """The convex hull of the body-coloured component covering most of the centre; `dist`:
+    each pixel's colour distance (Lab) to the body colour `body`."""
+    h, w = dist.shape
     tol = widen * max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker/lighter
     like = (dist < tol).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(like, 4)
