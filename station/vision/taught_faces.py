@@ -17,13 +17,15 @@ How (docs/calibration.md, "Teaching unusual faces"):
    (DISC_SIDES of a face side: inside the face at any turn); each view's windows at every
    shift up to (VIEW - TEMPLATE) / 2 pixels are compared with each template by normalised
    cross-correlation over the disc (zero mean, unit spread: light and contrast drop out).
-   A die's score for a face is the best over turns, shifts and that face's templates.
+   A die's score against one teaching photo is the best over turns, shifts and scales;
+   its score for a face, the median over that face's photos (most of them must match).
 3. Decide: the best face is taken when its score reaches that face's threshold and is at
    least MARGIN ahead of the next taught face. Thresholds are set at teaching time from the
    scores of each teaching photo against the face's other photos (leave one out) and of
    everything that is not the face (the other taught faces, the other dice in the photos,
-   and drawn pip faces of other values for a d6 face): halfway between the lowest of the
-   first and the highest of the second, at least MIN_ACCEPT.
+   and drawn pip faces of other values for a d6 face): halfway between the median of the
+   first and the highest of the second, at least MARGIN above that highest and at least
+   MIN_ACCEPT.
 A taught face overrides the networks' reading of that die (kind and value), and the die
 carries the flag "taught" so that a doubting opponent can see why. Cocked dice stay cocked.
 """
