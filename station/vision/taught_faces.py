@@ -12,7 +12,9 @@ times (`station calibrate faces`), and the reader then recognises the face by it
 How (docs/calibration.md, "Teaching unusual faces"):
 1. Cut: the die's top face is found where the reader found the die (`centre_on_face`, as
    for special dice), and a grey patch PATCH pixels wide, PATCH_SIDES face sides wide, is
-   cut around it; a view is the patch turned by one of TURNS angles, VIEW pixels square.
+   cut around it (when reading, a second one around the outline's centre, at the typical
+   face side: the top face is not always found); a view is the patch turned by one of
+   TURNS angles, VIEW pixels square.
 2. Compare: a template is the middle of a teaching view, a disc TEMPLATE pixels across
    (DISC_SIDES of a face side: inside the face at any turn); each view's windows at every
    shift up to (VIEW - TEMPLATE) / 2 pixels are compared with each template by normalised
