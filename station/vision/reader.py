@@ -193,10 +193,12 @@ def _look_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     return dice
 
 
-def _search(source: CropSource, work_side: int
+def _search(source: CropSource, work_side: int, skip=None
             ) -> tuple[list[tuple[Candidate, np.ndarray]], TrayEdges]:
+    """The dice found at working size `work_side`; `skip(x, y)`: places that are no die
+    (the calibration sheet's marker tiles), dropped before they are read."""
     edges = TrayEdges(source, work_side)
-    candidates = edges.blobs()
+    candidates = _off(edges.blobs(), skip)
     probs = _classify(source, candidates)
     dice = _accept(candidates, probs)
     if not dice:
@@ -210,7 +212,7 @@ def _search(source: CropSource, work_side: int
     # two touching dice seen as one candidate between them look like a leaning die.
     settled = [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED]
     doubtful = [c for c, p in dice if _without_face(p)]
-    extra = edges.dense(side, [c for c, _ in dice], settled, doubtful)
+    extra = _off(edges.dense(side, [c for c, _ in dice], settled, doubtful), skip)
     if extra:
         dice = _accept([c for c, _ in dice] + extra, np.concatenate(
             [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
@@ -221,6 +223,11 @@ def _search(source: CropSource, work_side: int
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     return _detail_look(source, _outward_look(source, _second_look(source, dice))), edges
+
+
+def _off(candidates: list[Candidate], skip) -> list[Candidate]:
+    """The candidates not at a place `skip` names."""
+    return candidates if skip is None else [c for c in candidates if not skip(c.x, c.y)]
 
 
 def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
@@ -322,17 +329,19 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
     image = image_bgr if image_bgr.dtype == np.uint8 else \
         np.clip(image_bgr, 0, 255).astype(np.uint8)
     source = CropSource(image)
-    dice, edges = _search(source, WORK_SIDE)
+    skip = None
+    if calibration is not None:
+        h, w = image.shape[:2]
+        calibration = calibration.for_image(w, h)
+        # The calibration sheet's marker tiles in the tray's corners are not dice; dropped
+        # before the search sizes the dice, as the tiles are larger than dice.
+        skip = calibration.on_marker
+    dice, edges = _search(source, WORK_SIDE, skip)
     if dice and edges.scale < 1.0:
         work_die = float(np.median([c.side for c, _ in dice])) * edges.scale
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
-            dice, _ = _search(source, finer)
-    if calibration is not None:
-        h, w = image.shape[:2]
-        calibration = calibration.for_image(w, h)
-        # The calibration sheet's marker tiles in the tray's corners are not dice.
-        dice = [(c, p) for c, p in dice if not calibration.on_marker(c.x, c.y)]
+            dice, _ = _search(source, finer, skip)
     read = [_describe(image, c, p, dice, calibration, expect_special) for c, p in dice]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
