@@ -24,6 +24,7 @@ whose marker corner and id arrays come in different shapes.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -165,13 +166,21 @@ class TrayCalibration:
 
     def on_marker(self, x: float, y: float) -> bool:
         """Whether pixel (x, y) falls on one of the marker tiles (not a die: skip it)."""
+        return any(x0 <= x <= x1 and y0 <= y <= y1
+                   and cv2.pointPolygonTest(tile, (float(x), float(y)), False) >= 0
+                   for tile, (x0, y0, x1, y1) in self._tiles)
+
+    @functools.cached_property
+    def _tiles(self) -> list[tuple[np.ndarray, tuple[float, float, float, float]]]:
+        """Each marker's tile in pixels and its bounding box (the reader asks about every
+        candidate of a frame, a few hundred)."""
+        tiles = []
         for corners in self.markers_px.values():
             c = np.asarray(corners, float)
             centre = c.mean(axis=0)
-            tile = centre + (c - centre) * (TILE_MM / MARKER_MM)
-            if cv2.pointPolygonTest(tile.astype(np.float32), (float(x), float(y)), False) >= 0:
-                return True
-        return False
+            tile = (centre + (c - centre) * (TILE_MM / MARKER_MM)).astype(np.float32)
+            tiles.append((tile, (*tile.min(axis=0), *tile.max(axis=0))))
+        return tiles
 
     def for_image(self, width: int, height: int) -> TrayCalibration:
         """This profile for frames of another size from the same camera (same aspect)."""
