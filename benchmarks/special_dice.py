@@ -1,7 +1,7 @@
 """Benchmark: scatter and artillery dice read from synthetic trays (issue 4 targets).
 
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
-        [--expect-special] [--faces OTHER.onnx]
+        [--expect-special] [--faces OTHER.onnx] [--cocked-probability P] [--min-probability P]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -17,12 +17,18 @@ that special dice are expected (as the service does when the rules ask for them)
   arrow but given no bearing is counted on its own, and again in a median/p95 that counts it
   as a 180-degree error (for the player it is a failure: the bearing must be typed in);
 - artillery: faces right / total, per font;
+- flat special dice read wrong: given a face that is not theirs (the wrong face or kind, a
+  d6's pips included), the reading a player would act on without knowing it is wrong; a
+  die left unread or flagged cocked is a re-roll, not a wrong reading;
 - d6 dice wrongly taken for special dice; per die: places with no die (3 random spots a
   tray, but not the calibration sheet's marker tiles, which read_tray skips) taken for
   special dice; end to end: readings where there is no die;
 - cocked: on trays where 30 % of the dice lean on another die or the wall (seed + 2, a fifth
   as many trays), the cocked special dice flagged cocked (value None), of them those given
-  the right kind, and those read as a face; flat special dice wrongly flagged cocked.
+  the right kind, and those read as a face; flat special dice wrongly flagged cocked, and
+  read wrong.
+--cocked-probability and --min-probability set the face network's cut-offs
+(`special_dice.COCKED_PROBABILITY`, `MIN_PROBABILITY`) for a trial.
 """
 
 from __future__ import annotations
@@ -154,6 +160,9 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
     counts[t.kind] += 1
     counts["flat special flagged cocked"] += flagged_cocked(got)
     right = got is not None and got.kind == t.kind and got.value == t.value
+    if got is not None and got.value is not None and not right:
+        counts["flat special read wrong"] += 1
+        counts["flat special read wrong, as a d6"] += got.kind == "d6"
     if t.kind == "scatter":
         counts["scatter right"] += right
         if right and t.bearing_deg is not None:
@@ -169,6 +178,10 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
         font_ok[t.font] += right
 
 
+def read_wrong(c: Counter) -> str:
+    return f"{c['flat special read wrong']} (as a d6: {c['flat special read wrong, as a d6']})"
+
+
 def report(name: str, result: dict) -> None:
     c = result["counts"]
     print(f"== {name}: {result['seconds']:.0f} s")
@@ -179,7 +192,7 @@ def report(name: str, result: dict) -> None:
               f"{c['cocked special']} (kind right: {c['cocked special flagged, kind right']}); "
               f"read as a face: {c['cocked special read as a face']}")
         print(f"flat special dice flagged cocked: {c['flat special flagged cocked']}/"
-              f"{c['scatter'] + c['artillery']}")
+              f"{c['scatter'] + c['artillery']}; read wrong: {read_wrong(c)}")
         return
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
@@ -197,6 +210,7 @@ def report(name: str, result: dict) -> None:
           f"({100 * c['artillery right'] / max(1, c['artillery']):.2f} %)")
     for font, n in sorted(result["fonts"].items()):
         print(f"  {font:17s} {result['font_ok'][font]}/{n}")
+    print(f"flat special dice read wrong: {read_wrong(c)}")
     print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; "
           f"flat special dice flagged cocked: {c['flat special flagged cocked']}")
     if c["no die"]:
@@ -222,10 +236,20 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="print every miss to stderr")
     parser.add_argument("--faces", help="another face network (ONNX) instead of the "
                         "committed one, to compare a trial network")
+    parser.add_argument("--cocked-probability", type=float,
+                        help="P(cocked) from which a die is flagged cocked (default: "
+                        f"{special_dice.COCKED_PROBABILITY})")
+    parser.add_argument("--min-probability", type=float,
+                        help="the least probability a face is read at (default: "
+                        f"{special_dice.MIN_PROBABILITY})")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.faces:
         special_dice.WEIGHTS = args.faces     # read when the network is first loaded
+    if args.cocked_probability is not None:
+        special_dice.COCKED_PROBABILITY = args.cocked_probability
+    if args.min_probability is not None:
+        special_dice.MIN_PROBABILITY = args.min_probability
     mode = "end to end" if args.end_to_end else "per die"
     if args.end_to_end and args.expect_special:
         mode += ", special dice expected"

@@ -1,7 +1,9 @@
-"""benchmarks/special_dice.py --faces: a trial face network is the one the benchmark reads
-with (how session 6 compared networks), and the committed one is left as the default."""
+"""benchmarks/special_dice.py: --faces and the cut-off options are what the benchmark reads with
+(how sessions 6 and 7 compared networks), and a flat special die read wrong is counted."""
 
+import re
 import runpy
+from collections import Counter, defaultdict, namedtuple
 import sys
 from pathlib import Path
 
@@ -38,3 +40,47 @@ def test_without_faces_the_committed_network_reads(monkeypatch, capsys, fresh_ne
     assert run_benchmark(monkeypatch) == 0
     assert capsys.readouterr().out.startswith("== cocked, per die:")
     assert special_dice.WEIGHTS.endswith("weights/special_faces.onnx")
+
+
+@pytest.fixture
+def committed_cut_offs(monkeypatch):
+    monkeypatch.setattr(special_dice, "COCKED_PROBABILITY", special_dice.COCKED_PROBABILITY)
+    monkeypatch.setattr(special_dice, "MIN_PROBABILITY", special_dice.MIN_PROBABILITY)
+
+
+def test_cut_offs_are_the_ones_read_with(monkeypatch, capsys, fresh_network, committed_cut_offs):
+    """--cocked-probability 0: every die read is flagged cocked, the flat ones too (seed 9's
+    one tray with leaning dice has no leaning special die: the flat dice's report)."""
+    assert run_benchmark(monkeypatch, "--cocked-probability", "0", "--min-probability",
+                         "0.7") == 0
+    assert (special_dice.COCKED_PROBABILITY, special_dice.MIN_PROBABILITY) == (0.0, 0.7)
+    out = capsys.readouterr().out
+    totals = [int(n) for n in re.findall(r"^(?:scatter HIT/arrow|artillery) right: 0/(\d+)",
+                                         out, re.M)]
+    assert len(totals) == 2 and sum(totals) > 0
+    assert f"flat special dice flagged cocked: {sum(totals)}\n" in out
+    assert "flat special dice read wrong: 0 (as a d6: 0)" in out
+
+
+Truth = namedtuple("Truth", "kind value flags font bearing_deg bearing_tray_deg")
+Reading = namedtuple("Reading", "kind value bearing_deg flags")
+
+
+@pytest.mark.parametrize("reading, wrong, as_d6", [
+    (Reading("artillery", 8, None, ()), 0, 0),          # right
+    (Reading("artillery", 6, None, ()), 1, 0),          # the wrong face
+    (Reading("scatter", "hit", None, ()), 1, 0),        # the wrong kind
+    (Reading("d6", 3, None, ()), 1, 1),                 # pips
+    (Reading("artillery", None, None, ("cocked",)), 0, 0),   # a re-roll, not a reading
+    (Reading("d6", None, None, ("unreadable",)), 0, 0),
+    (None, 0, 0),                                       # not found / left to the d6 reader
+])
+def test_a_flat_special_die_read_wrong_is_counted(reading, wrong, as_d6):
+    bench = runpy.run_path(str(BENCHMARK))
+    counts = Counter()
+    bench["score"](0, Truth("artillery", 8, (), "lato", None, None), reading, False, counts,
+                   defaultdict(list), Counter(), Counter(), False)
+    assert counts["artillery"] == 1
+    assert counts["flat special read wrong"] == wrong
+    assert counts["flat special read wrong, as a d6"] == as_d6
+    assert counts["artillery right"] == (reading is not None and reading.value == 8)
