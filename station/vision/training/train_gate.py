@@ -118,9 +118,10 @@ def report(model, crops: np.ndarray, p_die: np.ndarray) -> None:
 
 
 def train(crops_file: Path, data: Path, trays: int, check: int, epochs: int, seed: int,
-          out: Path) -> None:
+          out: Path, classifier_weights: Path = classifier.WEIGHTS) -> None:
     import torch
 
+    classifier.use_weights(classifier_weights)
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -152,8 +153,12 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--classifier", type=Path, default=classifier.WEIGHTS,
+                        help="the classifier whose decisions the gate learns (default the "
+                             "committed weights; a trial model's gate before it is committed)")
     args = parser.parse_args()
-    train(args.crops, args.data, args.trays, args.check, args.epochs, args.seed, args.out)
+    train(args.crops, args.data, args.trays, args.check, args.epochs, args.seed, args.out,
+          args.classifier)
 
 
 if __name__ == "__main__":
