@@ -138,11 +138,35 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
                            for i in dice]).T
     same = np.hypot(x[:, None] - x, y[:, None] - y) <= SAME_DIE * np.maximum(side[:, None], side)
     kept, taken = [], np.zeros(len(dice), bool)
-    for j, i in enumerate(dice):
+    for j in range(len(dice)):
         if not taken[j]:
-            kept.append((candidates[i], probs[i]))
+            kept.append(j)
             taken |= same[j]
-    return kept
+    kept = _split_leaning(kept, same, x, y, probs[dice, 1:].argmax(axis=1) + 1 == COCKED)
+    return [(candidates[dice[j]], probs[dice[j]]) for j in kept]
+
+
+def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarray,
+                   leaning: np.ndarray) -> list[int]:
+    """Two touching dice, cut between them, look like one leaning die: a kept leaning
+    reading between two dice readings it alone suppressed (not one die with each other,
+    on opposite sides of it) gives way to them. Indices into `_accept`'s sorted dice."""
+    if not leaning[kept].any():
+        return kept
+    result = []
+    for j in kept:
+        pair = []
+        if leaning[j]:
+            by_others = same[[k for k in kept if k != j]].any(axis=0)
+            for k in np.flatnonzero(same[j]):
+                if k != j and not by_others[k] and not same[k, pair].any():
+                    pair.append(k)
+        if len(pair) >= 2 and (x[pair[0]] - x[j]) * (x[pair[1]] - x[j]) \
+                + (y[pair[0]] - y[j]) * (y[pair[1]] - y[j]) < 0:
+            result += pair[:2]
+        else:
+            result.append(j)
+    return result
 
 
 def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
