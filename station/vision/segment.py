@@ -4,7 +4,7 @@ The segmentation is deliberately generous (every die must be among the candidate
 classifier decides afterwards which candidates are dice. It uses edges, not colour, so it
 works on any tray colour: dice have strong outlines and pips, a tray has smooth areas.
 
-Three kinds of candidates:
+Four kinds of candidates:
 - `blob_candidates`: strong edges, closed and hole-filled into blobs; each local maximum of
   the distance transform is a candidate centre, its value the half-side of the die (a
   square of side a has its inscribed radius a/2 there). Touching dice give one maximum each.
@@ -12,7 +12,9 @@ Three kinds of candidates:
   the dice whose outline did not close (a white die on a white tray shows little more than
   its pips);
 - `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice),
-  or holding a die read without a face (two touching dice can read as one leaning die).
+  or holding a die read without a face (two touching dice can read as one leaning die);
+- `around`: nine candidates around a place the classifier half took for a die (a die whose
+  outline stays under the edge threshold leaves candidates off its centre).
 """
 
 from __future__ import annotations
@@ -162,6 +164,13 @@ def density_candidates(edges_mask: np.ndarray, side: float,
                    0, -1)
     found = _suppress(density, peaks_mask, spacing=0.0, fixed_radius=side / 4)
     return [Candidate(2 * c.x + 0.5, 2 * c.y + 0.5, side) for c in found]
+
+
+def around(x: float, y: float, side: float, step: float) -> list[Candidate]:
+    """Nine candidates of side `side`: the place itself and eight around it, `step` die
+    sides away (a die's centre near a place that was cut off it)."""
+    d = step * side
+    return [Candidate(x + dx * d, y + dy * d, side) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
 
 
 def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
