@@ -64,6 +64,7 @@ SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
+SPLIT_APART = 0.8        # a leaning reading gives way to two dice readings this far apart
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
 OUTWARD = (0.03, 0.06, 0.09)  # a die read without a face is read again this share of its distance
@@ -151,15 +152,17 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
         if not taken[j]:
             kept.append(j)
             taken |= same[j]
-    kept = _split_leaning(kept, same, x, y, probs[dice, 1:].argmax(axis=1) + 1 == COCKED)
+    kept = _split_leaning(kept, same, x, y, side, probs[dice, 1:].argmax(axis=1) + 1 == COCKED)
     return [(candidates[dice[j]], probs[dice[j]]) for j in kept]
 
 
 def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarray,
-                   leaning: np.ndarray) -> list[int]:
+                   side: np.ndarray, leaning: np.ndarray) -> list[int]:
     """Two touching dice, cut between them, look like one leaning die: a kept leaning
-    reading between two dice readings it alone suppressed (not one die with each other,
-    on opposite sides of it) gives way to them. Indices into `_accept`'s sorted dice."""
+    reading between two dice readings it alone suppressed, on opposite sides of it and at
+    least `SPLIT_APART` die sides apart (two dice's centres; closer, they were a leaning
+    die's faces read from beside it: 0.7 gave 1-2 more of 145 leaning dice a value),
+    gives way to them. Indices into `_accept`'s sorted dice."""
     if not leaning[kept].any():
         return kept
     result = []
@@ -171,7 +174,9 @@ def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarr
                 if k != j and not by_others[k] and not same[k, pair].any():
                     pair.append(k)
         if len(pair) >= 2 and (x[pair[0]] - x[j]) * (x[pair[1]] - x[j]) \
-                + (y[pair[0]] - y[j]) * (y[pair[1]] - y[j]) < 0:
+                + (y[pair[0]] - y[j]) * (y[pair[1]] - y[j]) < 0 \
+                and math.hypot(x[pair[0]] - x[pair[1]], y[pair[0]] - y[pair[1]]) \
+                >= SPLIT_APART * max(side[pair[0]], side[pair[1]]):
             result += pair[:2]
         else:
             result.append(j)
