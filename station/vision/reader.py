@@ -11,7 +11,8 @@
    surely before a "leaning" reading: two touching dice cut between them look leaning).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
-   separates touching dice. Dice read with doubt are read again at other quarter turns;
+   separates touching dice (read coarse to fine: the dice found on the coarse grid spare
+   the fine points near them). Dice read with doubt are read again at other quarter turns;
    a die read without a face is read again where a flat die's top face would be, outward
    of its outline as the camera sees it from above (`_outward_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
@@ -91,23 +92,30 @@ class TrayEdges:
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.dist))
 
-    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = (),
-              doubtful: list[Candidate] = ()) -> list[Candidate]:
-        """Edge-density peaks away from `taken`, and grids over clusters of touching dice
-        and over blobs holding a `doubtful` die (not over the `settled` dice: read surely,
-        they need no second try at their centre)."""
+    def _to_work(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
-        work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
-                for found in (taken, settled, doubtful)]
-        return self._to_frame(density_candidates(self.edges, side * s, work[0])
-                              + cluster_candidates(self.filled, self.dist, side * s, *work))
+        return [Candidate(c.x * s, c.y * s, c.side * s) for c in found]
+
+    def density(self, side: float, taken: list[Candidate]) -> list[Candidate]:
+        """Edge-density peaks away from the `taken` dice."""
+        return self._to_frame(density_candidates(self.edges, side * self.scale,
+                                                 self._to_work(taken)))
+
+    def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
+             settled: list[Candidate] = (), unsure: list[Candidate] = (),
+             coarse: bool | None = None) -> list[Candidate]:
+        """Grids over clusters of touching dice and over blobs holding a `doubtful` die,
+        away from the `settled` and `unsure` dice (`segment.cluster_candidates`)."""
+        work = [self._to_work(found) for found in (taken, settled, doubtful, unsure)]
+        return self._to_frame(cluster_candidates(self.filled, self.dist, side * self.scale,
+                                                 *work[:3], unsure=work[3], coarse=coarse))
 
 
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
     """Every candidate the reader would look at when the dice are `side` pixels wide (the
     training script's source of "not a die" crops)."""
     edges = TrayEdges(CropSource(image), work_side)
-    return edges.blobs() + edges.dense(side, [])
+    return edges.blobs() + edges.density(side, []) + edges.grid(side, [])
 
 
 def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
@@ -208,14 +216,18 @@ def _search(source: CropSource, work_side: int, skip=None
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    # A die read surely as a face needs no grid point near it; a die read as leaning does:
-    # two touching dice seen as one candidate between them look like a leaning die.
-    settled = [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED]
+    # Edge-density peaks, and grids over clusters read coarse to fine: a die read surely as
+    # a face needs no grid point near it, one read as a face unsurely only near its centre;
+    # a die read as leaning needs them all: two touching dice seen as one candidate between
+    # them look like a leaning die. The dice the coarse grid reads surely spare the fine
+    # points near them.
+    taken = [c for c, _ in dice]
     doubtful = [c for c, p in dice if _without_face(p)]
-    extra = _off(edges.dense(side, [c for c, _ in dice], settled, doubtful), skip)
-    if extra:
-        dice = _accept([c for c, _ in dice] + extra, np.concatenate(
-            [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
+    unsure = [c for c, p in dice if not _settled(p) and not _without_face(p)]
+    dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
+        side, taken, doubtful, _settled_dice(dice), unsure, coarse=True), skip))
+    dice = _read_more(source, dice, _off(edges.grid(
+        side, taken, doubtful, _settled_dice(dice), unsure, coarse=False), skip))
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -223,6 +235,24 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     return _detail_look(source, _outward_look(source, _second_look(source, dice))), edges
+
+
+def _settled(p: np.ndarray) -> bool:
+    """Read surely as a face (or as a special die)."""
+    return p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED
+
+
+def _settled_dice(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
+    return [c for c, p in dice if _settled(p)]
+
+
+def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+               extra: list[Candidate]) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the `extra` candidates read, one reading per die (`_accept`)."""
+    if not extra:
+        return dice
+    return _accept([c for c, _ in dice] + extra, np.concatenate(
+        [np.array([p for _, p in dice]).reshape(-1, CLASSES), _classify(source, extra)]))
 
 
 def _off(candidates: list[Candidate], skip) -> list[Candidate]:

@@ -12,7 +12,8 @@ Three kinds of candidates:
   the dice whose outline did not close (a white die on a white tray shows little more than
   its pips);
 - `cluster_candidates`: a grid over blobs bigger than the dice found in them (touching dice),
-  or holding a die read without a face (two touching dice can read as one leaning die).
+  or holding a die read without a face (two touching dice can read as one leaning die); the
+  reader reads it coarse to fine (`coarse`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
 CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
 DOUBT_BLOB = 1.0       # die areas: a blob this large holding a die read without a face is
                        # searched like a cluster (two touching dice can look like one leaning)
-GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read
+GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read,
+GRID_CORE = 0.2        # ... nor from this to GRID_CLEAR x its side from a die read unsurely
 GRID_DEPTH = 0.22      # ... nor closer than this x the die side to a blob's edge
 DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
 TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x its side
@@ -90,7 +92,9 @@ def blob_candidates(dist: np.ndarray) -> list[Candidate]:
 
 def cluster_candidates(blobs: np.ndarray, dist: np.ndarray, side: float,
                        taken: list[Candidate], settled: list[Candidate] = (),
-                       doubtful: list[Candidate] = (), step: float = 0.25) -> list[Candidate]:
+                       doubtful: list[Candidate] = (), step: float = 0.25, *,
+                       unsure: list[Candidate] = (), coarse: bool | None = None
+                       ) -> list[Candidate]:
     """A grid of candidates (every `step` die sides) over blobs with more dice than found.
 
     Dice in a cluster merge into one blob whose distance-transform maxima may sit between
@@ -101,6 +105,14 @@ def cluster_candidates(blobs: np.ndarray, dist: np.ndarray, side: float,
     face: leaning or unreadable) gets a grid too: two touching dice seen in perspective can
     make a blob no larger than one die's with its shadow, and a candidate between them
     looks like a leaning die.
+
+    No grid points near dice read already: within `GRID_CLEAR` of their side of the
+    `settled` ones (read surely as a face), and from `GRID_CORE` to `GRID_CLEAR` of it
+    around the `unsure` ones (read as a face, not surely: a point nearer the centre may read
+    the die better centred; one farther out would only find it again off-centre). `coarse`:
+    True, only every other point of every other row (a grid twice as coarse, a quarter of
+    the points); False, only the others; None, all. Read coarse first, the dice it finds
+    spare the fine points near them.
     """
     # 16-bit labels are three times faster than 32-bit ones; they suffice since every blob
     # has at least the 25 pixels of the 5x5 opening in `filled_blobs`.
@@ -124,16 +136,25 @@ def cluster_candidates(blobs: np.ndarray, dist: np.ndarray, side: float,
     if not crowded:
         return []
     pitch = max(1.0, step * side)
-    # No grid points on a surely read die (they would only find it again), nor near a
-    # blob's edge: a die's centre lies half a die inside its blob, a cluster's too.
+    # No grid points near dice read already (see above), nor near a blob's edge: a die's
+    # centre lies half a die inside its blob, a cluster's too.
     free = (dist >= GRID_DEPTH * side).view(np.uint8)
     for c in settled:
         cv2.circle(free, (int(c.x), int(c.y)), int(GRID_CLEAR * c.side), 0, -1)
+    if unsure:
+        ring = np.zeros_like(free)
+        for c in unsure:
+            cv2.circle(ring, (int(c.x), int(c.y)), int(GRID_CLEAR * c.side), 1, -1)
+        for c in unsure:
+            cv2.circle(ring, (int(c.x), int(c.y)), int(GRID_CORE * c.side), 0, -1)
+        free &= 1 - ring
     found = []
     for i in crowded:
         x, y, bw, bh = stats[i, :4]
-        for gy in np.arange(y + pitch / 2, y + bh, pitch):
-            for gx in np.arange(x + pitch / 2, x + bw, pitch):
+        for row, gy in enumerate(np.arange(y + pitch / 2, y + bh, pitch)):
+            for column, gx in enumerate(np.arange(x + pitch / 2, x + bw, pitch)):
+                if coarse is not None and coarse == bool(row % 2 or column % 2):
+                    continue
                 if labels[int(gy), int(gx)] == i and free[int(gy), int(gx)]:
                     found.append(Candidate(float(gx), float(gy), side))
     return found
