@@ -40,9 +40,9 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource, pyramid_level
 from station.vision.special_dice import read_segmented
-from station.vision.segment import (Candidate, blob_candidates, blob_distances,
-                                    cluster_candidates, density_candidates, edge_map,
-                                    filled_blobs, strong_edges)
+from station.vision.segment import (Candidate, blob_candidates, blob_components,
+                                    blob_distances, cluster_candidates, density_candidates,
+                                    edge_map, filled_blobs, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -84,6 +84,7 @@ class TrayEdges:
         self.edges = strong_edges(edge_map(work))
         self.filled = filled_blobs(self.edges)
         self.dist = blob_distances(self.filled)
+        self._components = None
 
     def _to_frame(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
@@ -106,8 +107,10 @@ class TrayEdges:
              coarse: bool | None = None) -> list[Candidate]:
         """Grids over clusters of touching dice and over blobs holding a `doubtful` die,
         away from the `settled` and `unsure` dice (`segment.cluster_candidates`)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
         work = [self._to_work(found) for found in (taken, settled, doubtful, unsure)]
-        return self._to_frame(cluster_candidates(self.filled, self.dist, side * self.scale,
+        return self._to_frame(cluster_candidates(self._components, self.dist, side * self.scale,
                                                  *work[:3], unsure=work[3], coarse=coarse))
 
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from station.vision.segment import (GRID_CLEAR, GRID_CORE, Candidate, blob_distances,
-                                    cluster_candidates)
+from station.vision.segment import (GRID_CLEAR, GRID_CORE, Candidate, blob_components,
+                                    blob_distances, cluster_candidates)
 
 SIDE = 20.0
 
@@ -17,7 +17,7 @@ def cluster():
     """One blob of three by two dice, as touching dice make it; nothing found in it yet."""
     blobs = np.zeros((120, 160), np.uint8)
     blobs[30:30 + 2 * int(SIDE), 40:40 + 3 * int(SIDE)] = 255
-    return blobs, blob_distances(blobs)
+    return blob_components(blobs), blob_distances(blobs)
 
 
 def points(found):
