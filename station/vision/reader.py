@@ -14,7 +14,8 @@
    separates touching dice (read coarse to fine: the dice found on the coarse grid spare
    the fine points near them). Dice read with doubt are read again at other quarter turns;
    a die read without a face is read again where a flat die's top face would be, outward
-   of its outline as the camera sees it from above (`_outward_look`). A die still read
+   of its outline as the camera sees it from above (`_outward_look`), and, when it overlaps
+   another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
    (`_detail_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
@@ -65,6 +66,8 @@ SURE_FACE = 0.95         # ... of which one read this sure as a face goes first,
                          # surer "leaning" (two touching dice, cut between them, look leaning)
 OUTWARD = (0.03, 0.06, 0.09)  # a die read without a face is read again this share of its distance
 TOP_FACE = 0.85               # to the image centre farther out, at this share of its side
+AWAY = (0.15, 0.3)            # ... and, overlapping another die, this share of its side away
+AWAY_CONE = 75.0              # from it, in the compass directions within this many degrees
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
@@ -237,7 +240,8 @@ def _search(source: CropSource, work_side: int, skip=None
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    return _detail_look(source, _outward_look(source, _second_look(source, dice))), edges
+    looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
+    return _detail_look(source, looked), edges
 
 
 def _settled(p: np.ndarray) -> bool:
@@ -291,6 +295,42 @@ def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         if face[j].any():
             k = int(np.argmax(np.where(face[j], probs[j, :, 1:].max(axis=1), -1.0)))
             dice[i] = (looks[j * len(OUTWARD) + k], probs[j, k])
+    return dice
+
+
+def _away_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+               ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice read without a face whose centre lies within a side of another die's are read
+    again away from that die.
+
+    Two touching dice, seen partly from the side, make outlines that overlap; a candidate
+    cut between them shows two dice's edges and reads as leaning, while the die's top face
+    lies farther from its neighbour. Read again at `AWAY` of its side in the compass
+    directions within `AWAY_CONE` degrees of the way away from the neighbour, `TOP_FACE` as
+    large: when every look read `SURE_FACE` sure reads the same face, the surest wins. Only
+    for overlapping dice: a die merely leaning on its neighbour lies a side from it, and
+    looks all round it would read its tilted top face (docs/vision.md, eighth session).
+    """
+    compass = np.arange(8) * (math.pi / 4)
+    dice = list(dice)
+    for i, (c, p) in enumerate(dice):
+        if not _without_face(p):
+            continue
+        away = [math.atan2(c.y - k.y, c.x - k.x) for j, (k, _) in enumerate(dice)
+                if j != i and math.hypot(c.x - k.x, c.y - k.y) < max(c.side, k.side)]
+        turns = [a for a in compass if any(
+            abs((a - b + math.pi) % (2 * math.pi) - math.pi) <= math.radians(AWAY_CONE)
+            for b in away)]
+        if not turns:
+            continue
+        looks = [Candidate(c.x + r * c.side * math.cos(a), c.y + r * c.side * math.sin(a),
+                           c.side * TOP_FACE) for r in AWAY for a in turns]
+        probs = _classify(source, looks)
+        faces = probs[:, 1:].argmax(axis=1) + 1
+        sure = _sure_face(probs) & (faces != SPECIAL)
+        if sure.any() and len(set(faces[sure])) == 1:
+            k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
+            dice[i] = (looks[k], probs[k])
     return dice
 
 
