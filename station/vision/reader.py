@@ -11,11 +11,11 @@
    surely before a "leaning" reading: two touching dice cut between them look leaning).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
-   separates touching dice (read coarse to fine: the dice found on the coarse grid spare
-   the fine points near them). Dice read with doubt are read again at other quarter turns;
-   a die read without a face is read again where a flat die's top face would be, outward
-   of its outline as the camera sees it from above (`_outward_look`), and, when it overlaps
-   another die, away from that die (`_away_look`). A die still read
+   separates touching dice (read coarse to fine: the dice read very surely on the coarse
+   grid spare the fine points near them). Dice read with doubt are read again at other
+   quarter turns; a die read without a face is read again where a flat die's top face
+   would be, outward of its outline as the camera sees it from above (`_outward_look`),
+   and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
    (`_detail_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
@@ -223,17 +223,23 @@ def _search(source: CropSource, work_side: int, skip=None
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
     # Edge-density peaks, and grids over clusters read coarse to fine: a die read surely as
-    # a face needs no grid point near it, one read as a face unsurely only near its centre;
-    # a die read as leaning needs them all: two touching dice seen as one candidate between
-    # them look like a leaning die. The dice the coarse grid reads surely spare the fine
-    # points near them.
+    # a face needs no grid point near it, one read as a pip face unsurely only near its
+    # centre; a die read as leaning needs them all: two touching dice seen as one candidate
+    # between them look like a leaning die.
     taken = [c for c, _ in dice]
     doubtful = [c for c, p in dice if _without_face(p)]
-    unsure = [c for c, p in dice if not _settled(p) and not _without_face(p)]
+    unsure = [c for c, p in dice if not _settled(p) and not _without_face(p)
+              and int(p[1:].argmax()) + 1 != SPECIAL]
     dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
-        side, taken, doubtful, _settled_dice(dice), unsure, coarse=True), skip))
+        side, taken, doubtful, [c for c, p in dice if _settled(p)], unsure, coarse=True),
+        skip))
+    # A die found on the coarse grid may lie a third of its side off the point that found
+    # it: it spares the fine points near it only when read `SURE_FACE` sure (two dice seen
+    # overlapping need the fine points at their centres, or one reading between them wins).
+    first = set(taken)
+    settled = [c for c, p in dice if _settled(p) and (c in first or p[1:].max() >= SURE_FACE)]
     dice = _read_more(source, dice, _off(edges.grid(
-        side, taken, doubtful, _settled_dice(dice), unsure, coarse=False), skip))
+        side, taken, doubtful, settled, unsure, coarse=False), skip))
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -247,10 +253,6 @@ def _search(source: CropSource, work_side: int, skip=None
 def _settled(p: np.ndarray) -> bool:
     """Read surely as a face (or as a special die)."""
     return p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED
-
-
-def _settled_dice(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
-    return [c for c, p in dice if _settled(p)]
 
 
 def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],

@@ -117,11 +117,11 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
 
     No grid points near dice read already: within `GRID_CLEAR` of their side of the
     `settled` ones (read surely as a face), and from `GRID_CORE` to `GRID_CLEAR` of it
-    around the `unsure` ones (read as a face, not surely: a point nearer the centre may read
-    the die better centred; one farther out would only find it again off-centre). `coarse`:
-    True, only every other point of every other row (a grid twice as coarse, a quarter of
-    the points); False, only the others; None, all. Read coarse first, the dice it finds
-    spare the fine points near them.
+    around the `unsure` ones (read as a pip face, not surely: a point nearer the centre may
+    read the die better centred; one farther out would only find it again off-centre).
+    `coarse`: True, only every other point of every other row (a grid twice as coarse, a
+    quarter of the points); False, only the others; None, all. Read coarse first, the dice
+    it finds can spare the fine points near them.
     """
     labels, stats = components
     n = len(stats)
