@@ -222,24 +222,16 @@ def _search(source: CropSource, work_side: int, skip=None
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    # Edge-density peaks, and grids over clusters read coarse to fine: a die read surely as
-    # a face needs no grid point near it, one read as a pip face unsurely only near its
-    # centre; a die read as leaning needs them all: two touching dice seen as one candidate
-    # between them look like a leaning die.
+    # Edge-density peaks, and grids over clusters read coarse to fine, kept off the dice
+    # read already (`_grid_settled`, `_grid_unsure`); a die read as leaning needs them all:
+    # two touching dice seen as one candidate between them look like a leaning die.
     taken = [c for c, _ in dice]
     doubtful = [c for c, p in dice if _without_face(p)]
-    unsure = [c for c, p in dice if not _settled(p) and not _without_face(p)
-              and int(p[1:].argmax()) + 1 != SPECIAL]
+    unsure = _grid_unsure(dice)
     dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
-        side, taken, doubtful, [c for c, p in dice if _settled(p)], unsure, coarse=True),
-        skip))
-    # A die found on the coarse grid may lie a third of its side off the point that found
-    # it: it spares the fine points near it only when read `SURE_FACE` sure (two dice seen
-    # overlapping need the fine points at their centres, or one reading between them wins).
-    first = set(taken)
-    settled = [c for c, p in dice if _settled(p) and (c in first or p[1:].max() >= SURE_FACE)]
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip))
     dice = _read_more(source, dice, _off(edges.grid(
-        side, taken, doubtful, settled, unsure, coarse=False), skip))
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip))
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -250,9 +242,23 @@ def _search(source: CropSource, work_side: int, skip=None
     return _detail_look(source, looked), edges
 
 
-def _settled(p: np.ndarray) -> bool:
-    """Read surely as a face (or as a special die)."""
-    return p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED
+def _grid_settled(dice: list[tuple[Candidate, np.ndarray]], first: list[Candidate]
+                  ) -> list[Candidate]:
+    """The dice that need no grid points near them: read surely (`SURE`) as a face or a
+    special die. A die the grid found (not among the `first` search's) may lie a third of
+    its side off the point that found it: it spares the points near it only when read
+    `SURE_FACE` sure (two dice seen overlapping need the points at their centres, or one
+    reading between them wins)."""
+    first = set(first)
+    return [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED
+            and (c in first or p[1:].max() >= SURE_FACE)]
+
+
+def _grid_unsure(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
+    """The dice read as a pip face, not surely: grid points are kept only near their
+    centres (a special die read unsurely keeps every point around it)."""
+    return [c for c, p in dice if READABLE * (1 - p[NOT_A_DIE]) <= p[1:].max() < SURE
+            and int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL)]
 
 
 def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from station.vision import classifier, reader
 from station.vision.segment import (GRID_CLEAR, GRID_CORE, Candidate, blob_components,
                                     blob_distances, cluster_candidates)
 
@@ -63,3 +64,29 @@ def test_no_points_near_a_settled_die(cluster):
     kept = points(cluster_candidates(blobs, dist, SIDE, [die], settled=[die]))
     assert kept and kept < whole
     assert all(math.dist(p, (x, y)) > GRID_CLEAR * SIDE - 1 for p in kept)
+
+
+def reading(top: int, p_top: float) -> np.ndarray:
+    """Class probabilities: `top` read `p_top` sure, the rest spread evenly."""
+    p = np.full(classifier.CLASSES, (1 - p_top) / (classifier.CLASSES - 1))
+    p[top] = p_top
+    return p
+
+
+def test_a_die_the_grid_found_clears_it_only_when_read_very_surely():
+    first = [Candidate(50, 50, SIDE), Candidate(150, 50, SIDE)]
+    found = [Candidate(50, 150, SIDE), Candidate(150, 150, SIDE)]
+    dice = [(first[0], reading(3, 0.92)),                    # first search, sure: clears
+            (first[1], reading(classifier.COCKED, 0.99)),    # leaning: never clears
+            (found[0], reading(3, 0.92)),                    # grid, sure, off-centre maybe
+            (found[1], reading(5, reader.SURE_FACE + 0.01))]  # grid, very sure: clears
+    assert reader._grid_settled(dice, first) == [first[0], found[1]]
+
+
+def test_only_dice_read_unsurely_as_pips_keep_just_their_centres():
+    dice = [(Candidate(50, 50, SIDE), reading(2, 0.7)),                  # unsure pips
+            (Candidate(150, 50, SIDE), reading(2, 0.95)),                # sure
+            (Candidate(50, 150, SIDE), reading(classifier.SPECIAL, 0.7)),  # special
+            (Candidate(150, 150, SIDE), reading(classifier.COCKED, 0.7)),  # leaning
+            (Candidate(100, 100, SIDE), reading(4, 0.3))]                # unreadable
+    assert reader._grid_unsure(dice) == [dice[0][0]]
