@@ -423,21 +423,29 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
             dice, _ = _search(source, finer, skip)
-    read = [_describe(image, c, p, dice, calibration, expect_special) for c, p in dice]
+    read = [_describe(image, c, p, near, calibration, expect_special)
+            for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
 
 
-def _describe(image, c: Candidate, p: np.ndarray, dice, calibration,
+def _touching(found: list[Candidate]) -> np.ndarray:
+    """Per die: another die's centre is closer than `TOUCHING` x the larger side."""
+    if not found:
+        return np.zeros(0, bool)
+    x, y, side = np.array([(c.x, c.y, c.side) for c in found]).T
+    near = np.hypot(x[:, None] - x, y[:, None] - y) < TOUCHING * np.maximum(side[:, None], side)
+    np.fill_diagonal(near, False)
+    return near.any(axis=1)
+
+
+def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
               expect_special: bool = False) -> DetectedDie:
     die_classes = p[1:] / max(float(1.0 - p[NOT_A_DIE]), 1e-6)   # P(class | a die)
     best = int(die_classes.argmax()) + 1
     confidence = float(die_classes.max()) * float(1.0 - p[NOT_A_DIE])
-    flags = []
-    if any(k is not c and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)
-           for k, _ in dice):
-        flags.append("touching")
+    flags = ["touching"] if touching else []
     die = DetectedDie(kind="d6", value=best, center=(c.x, c.y), confidence=confidence,
                       colour=colour_name(image, c.x, c.y, c.side), flags=flags)
     special = None
