@@ -12,12 +12,13 @@
    leaning reading between two dice readings gives way to them, `_split_leaning`).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
-   separates touching dice; places half taken for a die, away from the dice found, are
-   looked around (`_look_around`: a die the colour of the floor leaves candidates off its
-   centre). Dice read with doubt are read again at other quarter turns;
-   a die read without a face is read again where a flat die's top face would be, outward
-   of its outline as the camera sees it from above (`_outward_look`), and, when it overlaps
-   another die, away from that die (`_away_look`). A die still read
+   separates touching dice (read coarse to fine: the dice read very surely on the coarse
+   grid spare the fine points near them); places half taken for a die, away from the dice
+   found, are looked around (`_look_around`: a die the colour of the floor leaves
+   candidates off its centre). Dice read with doubt are read again at other
+   quarter turns; a die read without a face is read again where a flat die's top face
+   would be, outward of its outline as the camera sees it from above (`_outward_look`),
+   and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
    (`_detail_look`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
@@ -43,9 +44,9 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
 from station.vision.colour import colour_name
 from station.vision.crops import CropSource, pyramid_level
 from station.vision.special_dice import read_segmented
-from station.vision.segment import (Candidate, around, blob_candidates, blob_distances,
-                                    cluster_candidates, density_candidates, edge_map,
-                                    filled_blobs, strong_edges)
+from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
+                                    blob_distances, cluster_candidates, density_candidates,
+                                    edge_map, filled_blobs, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -93,6 +94,7 @@ class TrayEdges:
         self.edges = strong_edges(edge_map(work))
         self.filled = filled_blobs(self.edges)
         self.dist = blob_distances(self.filled)
+        self._components = None
 
     def _to_frame(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
@@ -101,23 +103,32 @@ class TrayEdges:
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.dist))
 
-    def dense(self, side: float, taken: list[Candidate], settled: list[Candidate] = (),
-              doubtful: list[Candidate] = ()) -> list[Candidate]:
-        """Edge-density peaks away from `taken`, and grids over clusters of touching dice
-        and over blobs holding a `doubtful` die (not over the `settled` dice: read surely,
-        they need no second try at their centre)."""
+    def _to_work(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
-        work = [[Candidate(c.x * s, c.y * s, c.side * s) for c in found]
-                for found in (taken, settled, doubtful)]
-        return self._to_frame(density_candidates(self.edges, side * s, work[0])
-                              + cluster_candidates(self.filled, self.dist, side * s, *work))
+        return [Candidate(c.x * s, c.y * s, c.side * s) for c in found]
+
+    def density(self, side: float, taken: list[Candidate]) -> list[Candidate]:
+        """Edge-density peaks away from the `taken` dice."""
+        return self._to_frame(density_candidates(self.edges, side * self.scale,
+                                                 self._to_work(taken)))
+
+    def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
+             settled: list[Candidate] = (), unsure: list[Candidate] = (),
+             coarse: bool | None = None) -> list[Candidate]:
+        """Grids over clusters of touching dice and over blobs holding a `doubtful` die,
+        away from the `settled` and `unsure` dice (`segment.cluster_candidates`)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
+        work = [self._to_work(found) for found in (taken, settled, doubtful, unsure)]
+        return self._to_frame(cluster_candidates(self._components, self.dist, side * self.scale,
+                                                 *work[:3], unsure=work[3], coarse=coarse))
 
 
 def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[Candidate]:
     """Every candidate the reader would look at when the dice are `side` pixels wide (the
     training script's source of "not a die" crops)."""
     edges = TrayEdges(CropSource(image), work_side)
-    return edges.blobs() + edges.dense(side, [])
+    return edges.blobs() + edges.density(side, []) + edges.grid(side, [])
 
 
 def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
@@ -246,17 +257,19 @@ def _search(source: CropSource, work_side: int, skip=None
     side = float(np.median([c.side for c, _ in dice]))
     candidates, probs = _resize(source, candidates, probs, side, SIZE_SPREAD)
     dice = _accept(candidates, probs)
-    # A die read surely as a face needs no grid point near it; a die read as leaning does:
+    # Edge-density peaks, and grids over clusters read coarse to fine, kept off the dice
+    # read already (`_grid_settled`, `_grid_unsure`); a die read as leaning needs them all:
     # two touching dice seen as one candidate between them look like a leaning die.
-    settled = [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED]
+    taken = [c for c, _ in dice]
     doubtful = [c for c, p in dice if _without_face(p)]
-    extra = _off(edges.dense(side, [c for c, _ in dice], settled, doubtful), skip)
-    extra_probs = _classify(source, extra)
-    if extra:
-        dice = _accept([c for c, _ in dice] + extra, np.concatenate(
-            [np.array([p for _, p in dice]).reshape(-1, CLASSES), extra_probs]))
-    dice = _look_around(source, dice, list(candidates) + extra,
-                        np.concatenate([probs, extra_probs]), side, skip)
+    unsure = _grid_unsure(dice)
+    seen = [(candidates, probs)]
+    dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
+    dice = _read_more(source, dice, _off(edges.grid(
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen)
+    dice = _look_around(source, dice, [c for read, _ in seen for c in read],
+                        np.concatenate([p for _, p in seen]), side, skip)
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -317,6 +330,39 @@ def _elsewhere(dice: list[tuple[Candidate, np.ndarray]], found: list[Candidate]
     return [(c, p) for c, p in dice
             if all(math.hypot(c.x - k.x, c.y - k.y) > SAME_DIE * max(c.side, k.side)
                    for k in found)]
+
+
+def _grid_settled(dice: list[tuple[Candidate, np.ndarray]], first: list[Candidate]
+                  ) -> list[Candidate]:
+    """The dice that need no grid points near them: read surely (`SURE`) as a face or a
+    special die. A die the grid found (not among the `first` search's) may lie a third of
+    its side off the point that found it: it spares the points near it only when read
+    `SURE_FACE` sure (two dice seen overlapping need the points at their centres, or one
+    reading between them wins)."""
+    first = set(first)
+    return [c for c, p in dice if p[1:].max() >= SURE and int(p[1:].argmax()) + 1 != COCKED
+            and (c in first or p[1:].max() >= SURE_FACE)]
+
+
+def _grid_unsure(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
+    """The dice read as a pip face, not surely: grid points are kept only near their
+    centres (a special die read unsurely keeps every point around it)."""
+    return [c for c, p in dice if READABLE * (1 - p[NOT_A_DIE]) <= p[1:].max() < SURE
+            and int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL)]
+
+
+def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+               extra: list[Candidate], seen: list | None = None
+               ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the `extra` candidates read, one reading per die (`_accept`); the
+    candidates and their readings are added to `seen` (for `_look_around`)."""
+    if not extra:
+        return dice
+    probs = _classify(source, extra)
+    if seen is not None:
+        seen.append((extra, probs))
+    return _accept([c for c, _ in dice] + extra, np.concatenate(
+        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs]))
 
 
 def _off(candidates: list[Candidate], skip) -> list[Candidate]:
@@ -472,21 +518,29 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
             dice, _ = _search(source, finer, skip)
-    read = [_describe(image, c, p, dice, calibration, expect_special) for c, p in dice]
+    read = [_describe(image, c, p, near, calibration, expect_special)
+            for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
 
 
-def _describe(image, c: Candidate, p: np.ndarray, dice, calibration,
+def _touching(found: list[Candidate]) -> np.ndarray:
+    """Per die: another die's centre is closer than `TOUCHING` x the larger side."""
+    if not found:
+        return np.zeros(0, bool)
+    x, y, side = np.array([(c.x, c.y, c.side) for c in found]).T
+    near = np.hypot(x[:, None] - x, y[:, None] - y) < TOUCHING * np.maximum(side[:, None], side)
+    np.fill_diagonal(near, False)
+    return near.any(axis=1)
+
+
+def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
               expect_special: bool = False) -> DetectedDie:
     die_classes = p[1:] / max(float(1.0 - p[NOT_A_DIE]), 1e-6)   # P(class | a die)
     best = int(die_classes.argmax()) + 1
     confidence = float(die_classes.max()) * float(1.0 - p[NOT_A_DIE])
-    flags = []
-    if any(k is not c and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)
-           for k, _ in dice):
-        flags.append("touching")
+    flags = ["touching"] if touching else []
     die = DetectedDie(kind="d6", value=best, center=(c.x, c.y), confidence=confidence,
                       colour=colour_name(image, c.x, c.y, c.side), flags=flags)
     special = None

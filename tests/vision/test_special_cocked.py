@@ -31,7 +31,7 @@ def as_cocked(p_special: float) -> np.ndarray:
 
 
 def describe(image, c, p, expect_special):
-    return _describe(image, c, p, [(c, p)], None, expect_special)
+    return _describe(image, c, p, False, None, expect_special)
 
 
 def reading(die):

@@ -23,7 +23,7 @@ def as_pip_die(p_special: float) -> np.ndarray:
 
 
 def describe(image, c, p, expect_special):
-    return _describe(image, c, p, [(c, p)], None, expect_special)
+    return _describe(image, c, p, False, None, expect_special)
 
 
 def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
