@@ -1,6 +1,7 @@
 """Dice the reader used to miss (docs/vision.md, "Eighth session: missed dice")."""
 
 import numpy as np
+import pytest
 
 from station.fakes.tray import random_tray
 from station.vision import read_tray
@@ -26,23 +27,18 @@ def test_a_leaning_reading_between_two_dice_gives_way_to_them():
     assert sorted((c.x, int(p.argmax())) for c, p in kept) == [(83, 3), (117, 5)]
 
 
-def test_a_leaning_reading_with_dice_readings_on_one_side_stays_leaning():
-    # A leaning die's top face can read as a face from crops beside it; readings that lie
-    # on one side of the leaning one are not two dice around it.
-    leaning = Candidate(100, 100, 40)
-    near, farther = Candidate(80, 88, 40), Candidate(84, 116, 40)
-    kept = _accept([leaning, near, farther], np.array(
-        [_reading(COCKED, 0.99), _reading(3, 0.9), _reading(5, 0.85)]))
-    assert [(c, int(p.argmax())) for c, p in kept] == [(leaning, COCKED)]
-
-
-def test_a_leaning_reading_between_readings_closer_than_two_dice_stays_leaning():
-    # A leaning die shows faces on both sides of its middle; readings of them lie closer
-    # together than two dice's centres (SPLIT_APART: 0.7 gave more leaning dice a value).
+@pytest.mark.parametrize("first, second", [
+    # A leaning die's top face can read as a face from crops beside it: readings on one
+    # side of the leaning one are not two dice around it.
+    ((80, 88), (84, 116)),
+    # A leaning die shows faces on both sides of its middle: readings of them lie closer
+    # together than two dice's centres (SPLIT_APART; 0.7 gave more leaning dice a value).
+    ((86, 100), (114, 100)),
+])
+def test_a_leaning_reading_beside_readings_of_its_own_faces_stays_leaning(first, second):
     assert 0.7 < SPLIT_APART <= 0.8
     leaning = Candidate(100, 100, 40)
-    left, right = Candidate(86, 100, 40), Candidate(114, 100, 40)
-    kept = _accept([leaning, left, right], np.array(
+    kept = _accept([leaning, Candidate(*first, 40), Candidate(*second, 40)], np.array(
         [_reading(COCKED, 0.99), _reading(3, 0.9), _reading(5, 0.85)]))
     assert [(c, int(p.argmax())) for c, p in kept] == [(leaning, COCKED)]
 
