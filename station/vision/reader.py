@@ -26,7 +26,7 @@
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
    pips to the d6 network.
-7. Flags: `touching` when another die is closer than a die's side; a cocked die, and a die
+7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
    "d6", unless the special reader says scatter or artillery (always for a die the d6
