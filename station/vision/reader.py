@@ -20,7 +20,8 @@
    would be, outward of its outline as the camera sees it from above (`_outward_look`),
    and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
-   (`_detail_look`).
+   (`_detail_look`). Two dice read as pip faces with doubt, closer than a die's side, whose
+   midpoint reads as a sure face, are one die read twice off its centre (`_join_halves`).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -68,6 +69,8 @@ SAME_DIE = 0.6           # detections closer than this x die side are one die
 SPLIT_APART = 0.8        # a leaning reading gives way to two dice readings this far apart
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
+JOIN = 1.0               # two unsure pip readings closer than this x side, whose midpoint
+                         # reads a sure face, are one die (`_join_halves`)
 OUTWARD = (0.03, 0.06, 0.09)  # a die read without a face is read again this share of its distance
 TOP_FACE = 0.85               # to the image centre farther out, at this share of its side
 AWAY = (0.15, 0.3)            # ... and, overlapping another die, this share of its side away
@@ -277,7 +280,7 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
-    return _detail_look(source, looked), edges
+    return _join_halves(source, _detail_look(source, looked)), edges
 
 
 def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
@@ -435,6 +438,40 @@ def _away_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
             k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
             dice[i] = (looks[k], probs[k])
     return dice
+
+
+def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                 ) -> list[tuple[Candidate, np.ndarray]]:
+    """Two dice read as pip faces within `JOIN` sides of each other, neither `SURE_FACE`
+    sure, whose midpoint reads as a face `SURE_FACE` sure, are one die read twice off its
+    centre: the midpoint's reading replaces them.
+
+    A die seen much from the side (at the frame's edge) makes a long blob with two
+    distance maxima, neither at its top face's centre; both read as the die's face with
+    doubt, farther apart than one die, one reading (`SAME_DIE`) allows, and the player is
+    told of a die that is not there. Two touching dice's midpoint lies on their contact,
+    which does not read as a sure face."""
+    pairs = [(i, j) for i in range(len(dice)) for j in range(i + 1, len(dice))
+             if _joinable(dice[i], dice[j])]
+    if not pairs:
+        return dice
+    middles = [Candidate((dice[i][0].x + dice[j][0].x) / 2, (dice[i][0].y + dice[j][0].y) / 2,
+                         (dice[i][0].side + dice[j][0].side) / 2) for i, j in pairs]
+    probs = _classify(source, middles)
+    sure = _sure_face(probs) & (probs[:, 1:].argmax(axis=1) + 1 != SPECIAL)
+    dice, gone = list(dice), set()
+    for (i, j), middle, p, joined in zip(pairs, middles, probs, sure):
+        if joined and not {i, j} & gone:
+            dice[i] = (middle, p)
+            gone.add(j)
+    return [d for k, d in enumerate(dice) if k not in gone]
+
+
+def _joinable(a: tuple[Candidate, np.ndarray], b: tuple[Candidate, np.ndarray]) -> bool:
+    (ca, pa), (cb, pb) = a, b
+    return all(int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and not _sure_face(p)
+               for p in (pa, pb)) and \
+        math.hypot(ca.x - cb.x, ca.y - cb.y) < JOIN * max(ca.side, cb.side)
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
