@@ -451,12 +451,18 @@ def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     doubt, farther apart than one die, one reading (`SAME_DIE`) allows, and the player is
     told of a die that is not there. Two touching dice's midpoint lies on their contact,
     which does not read as a sure face."""
-    pairs = [(i, j) for i in range(len(dice)) for j in range(i + 1, len(dice))
-             if _joinable(dice[i], dice[j])]
+    if len(dice) < 2:
+        return dice
+    probs = np.array([p for _, p in dice])
+    x, y, side = np.array([(c.x, c.y, c.side) for c, _ in dice]).T
+    pips = ~np.isin(probs[:, 1:].argmax(axis=1) + 1, (COCKED, SPECIAL))
+    unsure = pips & ~_sure_face(probs)
+    near = np.hypot(x[:, None] - x, y[:, None] - y) < JOIN * np.maximum(side[:, None], side)
+    pairs = list(zip(*np.nonzero(np.triu(near & unsure & unsure[:, None], 1))))
     if not pairs:
         return dice
-    middles = [Candidate((dice[i][0].x + dice[j][0].x) / 2, (dice[i][0].y + dice[j][0].y) / 2,
-                         (dice[i][0].side + dice[j][0].side) / 2) for i, j in pairs]
+    middles = [Candidate(float(x[i] + x[j]) / 2, float(y[i] + y[j]) / 2,
+                         float(side[i] + side[j]) / 2) for i, j in pairs]
     probs = _classify(source, middles)
     sure = _sure_face(probs) & (probs[:, 1:].argmax(axis=1) + 1 != SPECIAL)
     dice, gone = list(dice), set()
@@ -465,13 +471,6 @@ def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
             dice[i] = (middle, p)
             gone.add(j)
     return [d for k, d in enumerate(dice) if k not in gone]
-
-
-def _joinable(a: tuple[Candidate, np.ndarray], b: tuple[Candidate, np.ndarray]) -> bool:
-    (ca, pa), (cb, pb) = a, b
-    return all(int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and not _sure_face(p)
-               for p in (pa, pb)) and \
-        math.hypot(ca.x - cb.x, ca.y - cb.y) < JOIN * max(ca.side, cb.side)
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
