@@ -434,12 +434,7 @@ def _away_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
             continue
         looks = [Candidate(c.x + r * c.side * math.cos(a), c.y + r * c.side * math.sin(a),
                            c.side * TOP_FACE) for r in AWAY for a in turns]
-        probs = _classify(source, looks)
-        faces = probs[:, 1:].argmax(axis=1) + 1
-        sure = _sure_face(probs) & (faces != SPECIAL)
-        if sure.any() and len(set(faces[sure])) == 1:
-            k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
-            dice[i] = (looks[k], probs[k])
+        dice[i] = _agreed_look(source, looks, (SPECIAL,)) or dice[i]
     return dice
 
 
@@ -461,13 +456,21 @@ def _one_pip_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         r = ONE_PIP_LOOK * c.side
         looks = [Candidate(c.x + r * math.cos(a), c.y + r * math.sin(a), c.side)
                  for a in compass]
-        probs = _classify(source, looks)
-        faces = probs[:, 1:].argmax(axis=1) + 1
-        sure = _sure_face(probs) & (faces != SPECIAL) & (faces != 1)
-        if sure.any() and len(set(faces[sure])) == 1:
-            k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
-            dice[i] = (looks[k], probs[k])
+        dice[i] = _agreed_look(source, looks, (SPECIAL, 1)) or dice[i]
     return dice
+
+
+def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[int, ...]
+                 ) -> tuple[Candidate, np.ndarray] | None:
+    """The surest of the `looks` read `SURE_FACE` sure as a face other than `not_faces`,
+    when every such look reads the same face; None when none does or they disagree."""
+    probs = _classify(source, looks)
+    faces = probs[:, 1:].argmax(axis=1) + 1
+    sure = _sure_face(probs) & ~np.isin(faces, not_faces)
+    if not sure.any() or len(set(faces[sure])) > 1:
+        return None
+    k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
+    return looks[k], probs[k]
 
 
 def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
