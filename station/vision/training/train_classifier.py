@@ -14,8 +14,8 @@ on black, yellow on red): the dice the reader declined most on the real photos.
 against the tray wall, the places where leaning dice lie (so that the place is no clue).
 `--outward`: every crop cut turned so that "outward" (from the frame's centre to the crop's)
 is up, give or take `OUTWARD_JITTER` degrees, and augmented by left-right mirrors only (which
-keep outward up; quarter turns would not): a flat die's side faces, which the camera sees
-outward of it, then always show at the top (docs/vision.md, ninth session).
+keep outward up; quarter turns would not): the side faces of a flat die, which the camera
+sees inward of its top face, then always show below it (docs/vision.md, ninth session).
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
 for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
