@@ -330,9 +330,10 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
             crops, classes = saved["crops"], saved["classes"]
             cached_outward = bool(saved["outward"]) if "outward" in saved else False
         if cached_outward != outward:
-            raise SystemExit(f"{cache} holds crops cut {'outward-up' if cached_outward else 'at any angle'}"
-                             f"; run {'with' if cached_outward else 'without'} --outward, or "
-                             "name another --cache")
+            cut = "outward-up" if cached_outward else "at any angle"
+            raise SystemExit(f"{cache} holds crops cut {cut}; run "
+                             f"{'with' if cached_outward else 'without'} --outward, or name "
+                             "another --cache")
     else:
         samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
                           size=size, outward=outward)
