@@ -7,6 +7,8 @@ Prints, for the real photos (all of them, the training part and the held-out par
 5th photo by sorted name, never used in training) and for N rendered trays of 1-40 dice
 (the synthetic renderer `station.fakes.tray`, rendering time not counted):
 - die-level accuracy = correct / (labelled + false detections), see station/vision/evaluation;
+  for the photos also against the label audit (`label_audit.json`: dice whose photo plainly
+  shows another face than their label), on a second line;
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1)).
@@ -35,26 +37,50 @@ from station.vision.evaluation import Score, score_image  # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
 
 
-def run_set(name: str, items, verbose: bool) -> Score:
-    """items: (image, labels, label) triples; prints accuracy, confusion and speed."""
-    total = Score()
+AUDIT = Path(__file__).with_name("label_audit.json")
+
+
+def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
+    """items: (image, labels, label) triples; prints accuracy, confusion and speed, and the
+    accuracy against the `audit`'s corrected labels when it names dice of these images."""
+    total, against_audit = Score(), Score()
     times = []
+    relabelled = 0
     for image, labels, label in items:
         start = time.perf_counter()
         dice = read_tray(image)
         times.append(time.perf_counter() - start)
         score = score_image(dice, labels)
         total.add(score)
+        corrected = audited(label, labels, audit)
+        relabelled += sum(a["value"] != b["value"] for a, b in zip(labels, corrected))
+        against_audit.add(score_image(dice, corrected))
         if verbose and (score.correct < score.labelled or score.false):
             print(f"  {label}: {score.correct}/{score.labelled} read, {score.false} false")
     ms = 1000 * statistics.mean(times)
     print(f"\n== {name}: {len(times)} images, {total.labelled} dice")
     print(f"accuracy {100 * total.accuracy:.2f}% ({total.correct} correct of {total.labelled}"
           f" labelled, {total.false} false detections)")
+    if relabelled:
+        dice_word = "die" if relabelled == 1 else "dice"
+        print(f"against the label audit ({relabelled} {dice_word} relabelled, {AUDIT.name}): "
+              f"accuracy {100 * against_audit.accuracy:.2f}% ({against_audit.correct} correct)")
     print(total.confusion_text())
     print(f"speed: {1000 / ms:.1f} images/s, {ms:.1f} ms/image (median "
           f"{1000 * statistics.median(times):.1f} ms)")
     return total
+
+
+def audited(image: str, labels: list[dict], audit: list[dict]) -> list[dict]:
+    """The labels of photo `image` with the audit's corrections: a labelled die whose box is
+    within a pixel of an audited one's, and whose label is the one audited, shows `shows`."""
+    fixes = [d for d in audit if d["image"] == image]
+    corrected = []
+    for lab in labels:
+        fix = next((d for d in fixes if d["label"] == lab["value"] and all(
+            abs(a - b) <= 1 for a, b in zip(lab["box"], d["box"]))), None)
+        corrected.append({**lab, "value": fix["shows"]} if fix else lab)
+    return corrected
 
 
 def real_items(data: Path, part: str):
@@ -123,9 +149,10 @@ def main() -> None:
     if args.weights:
         use_weights(args.weights)
 
+    audit = json.loads(AUDIT.read_text())["dice"]
     for part in ("all", "train", "held-out"):
         run_set(f"real photos, {part} ({args.data.name})",
-                real_items(args.data, part), args.verbose)
+                real_items(args.data, part), args.verbose, audit)
     if args.synthetic:
         run_set(f"synthetic, {args.synthetic} rendered trays of 1-40 dice (640x480 to 4K)",
                 synthetic_items(args.synthetic, args.seed, args.cache), args.verbose)

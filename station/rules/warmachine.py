@@ -45,7 +45,8 @@ def attack_roll(rec: Record, dice: int, bonus: int, target: int, what: str
     faces = [int(f.value) for f in rec.take("d6", dice, what)]
     hit, total, rule, reason = judge_attack(faces, bonus, target)
     automatic = "automatic " if rule == "WM-RNG-3" else ""
-    rec.step(rule, f"{what}: {'+'.join(map(str, faces))}{bonus:+d} = {total}, {reason}: "
+    # "dice 1+3, +5": the bonus (RAT or MAT and modifiers) apart, or 1+3+5 reads as three dice
+    rec.step(rule, f"{what}: dice {'+'.join(map(str, faces))}, {bonus:+d} = {total}, {reason}: "
                    f"{automatic}{'hit' if hit else 'miss'}")
     return hit, total, (rule, reason)
 

@@ -99,6 +99,13 @@ def test_wm_rng2_hit_on_equal(run):
     assert miss.outcome == "miss"
 
 
+def test_wm_rng2_attack_step_keeps_the_dice_apart_from_the_bonus(run):
+    """"3+4+5" would read as three dice on the screen; the player rolled two."""
+    out = run("wm.ranged", "rat=5", "def=13", dice="3 4")
+    texts = [step.text for step in out.steps if step.rule == "WM-RNG-2"]
+    assert texts == ["ranged attack roll: dice 3+4, +5 = 12, 12 < DEF 13: miss"]
+
+
 def test_wm_rng3_all_sixes_hit_and_all_ones_miss(run):
     out = run("wm.ranged", "rat=0", "def=20", dice="6 6")
     assert out.outcome == "hit" and out.headline == "HIT — WM-RNG-3 all 6s"
