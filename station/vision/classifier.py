@@ -1,6 +1,8 @@
 """The die-face classifier: a small CNN, run with OpenCV's dnn module (no torch on the Pi).
 
-Input: crops from `crops.crop_die`. Output per crop: probabilities of "not a die" (class 0),
+Input: crops from `crops.crop_die`, axis-aligned, or turned so that "outward" (from the frame's
+centre) is up for a classifier trained so (`outward_crops()`; `train_classifier.py --outward`,
+docs/vision.md, ninth session). Output per crop: probabilities of "not a die" (class 0),
 of the top faces 1..6 (classes 1..6) and of a cocked die, leaning so that no face is on top
 (class 7), and of a special die, scatter or artillery (class 8: `special_dice` reads it);
 classes 7 and 8 are learned from rendered trays. The network (`weights/d6_classifier.onnx`,
@@ -96,16 +98,28 @@ def default_detail() -> DieClassifier | None:
     return DieClassifier(_detail_weights) if _detail_weights is not None else None
 
 
+# Whether the committed weights read crops turned outward-up (crops.outward_angle) rather
+# than axis-aligned ones.
+OUTWARD = False
+
 _weights = WEIGHTS
+_outward = OUTWARD
 _gate_weights: Path | None = GATE_WEIGHTS
 _detail_weights: Path | None = DETAIL_WEIGHTS
 
 
-def use_weights(path: Path) -> None:
-    """Read with another weights file from now on (to benchmark a newly trained model)."""
-    global _weights
-    _weights = Path(path)
+def use_weights(path: Path, outward: bool = False) -> None:
+    """Read with another weights file from now on (to benchmark a newly trained model);
+    `outward`: it was trained on crops turned outward-up (`train_classifier.py --outward`)."""
+    global _weights, _outward
+    _weights, _outward = Path(path), outward
     default_classifier.cache_clear()
+
+
+def outward_crops() -> bool:
+    """Whether the classifier in use reads crops turned outward-up (`crops.outward_angle`);
+    else axis-aligned ones. The gate reads the same crops (it was trained at any angle)."""
+    return _outward
 
 
 def use_gate(path: Path | None) -> None:

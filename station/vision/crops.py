@@ -22,6 +22,9 @@ import numpy as np
 CROP_SIZE = 32   # pixels: side of the classifier's input
 CONTEXT = 1.4    # crop side / die side
 AREA_SIGMA = 0.5  # blur before a bilinear shrink by sqrt(2): the spread of the area average
+OUTWARD_JITTER = 12  # degrees: a classifier of outward-up crops (`outward_angle`) is trained
+                     # on crops turned this much either way (the camera is not exactly above
+                     # the frame's centre), and read within it
 
 
 def pyramid_level(span: float, size: int = CROP_SIZE) -> int:
@@ -80,6 +83,22 @@ class CropSource:
         matrix[:, 2] += (size - 1) / 2 - np.array([cx, cy])
         return cv2.warpAffine(small, matrix, (size, size), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def outward_angle(x: float, y: float, width: int, height: int) -> float:
+    """The `angle_deg` for `CropSource.crop` that turns the crop of a die at (x, y) in a
+    `width` x `height` frame so that "outward" (from the frame's centre to the die) points
+    up in the crop.
+
+    A camera above the tray sees a flat die away from the frame's centre partly from the
+    side: higher points project farther out, so its top face shows outward of its outline
+    and the side faces it sees inward of the top face; in crops cut at this angle always
+    below it, while a leaning die's side faces show anywhere (docs/vision.md, ninth session).
+    `cv2.getRotationMatrix2D` turns the picture counter-clockwise (as displayed, y down) by
+    its angle: the outward direction, at atan2(-dy, dx) counter-clockwise of +x, must turn
+    to 90 degrees (up)."""
+    dx, dy = x - (width - 1) / 2, y - (height - 1) / 2
+    return (90.0 + math.degrees(math.atan2(dy, dx))) % 360.0
 
 
 def crop_die(image: np.ndarray, x: float, y: float, side: float, angle_deg: float = 0.0,

@@ -43,9 +43,10 @@ import math
 import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
-                                       default_classifier, default_detail, default_gate)
+                                       default_classifier, default_detail, default_gate,
+                                       outward_crops)
 from station.vision.colour import colour_name
-from station.vision.crops import CropSource, pyramid_level
+from station.vision.crops import OUTWARD_JITTER, CropSource, outward_angle, pyramid_level
 from station.vision.special_dice import read_segmented
 from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
                                     blob_distances, cluster_candidates, density_candidates,
@@ -85,6 +86,16 @@ AROUND_STEP = 0.3             # eight places this x side away (a die cut off its
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
+# Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
+# die read with doubt is read again in the first set, one still undecided in the second. A
+# classifier of axis-aligned crops (trained at any angle) gets quarter turns; one of
+# outward-up crops (`classifier.outward_crops()`) only views that keep outward up: the mirror
+# and turns within the jitter it was trained at.
+LOOKS = (((90, False), (180, False), (270, False)),
+         ((0, True), (90, True), (180, True), (270, True)))
+OUTWARD_LOOKS = (((0, True), (OUTWARD_JITTER, False), (-OUTWARD_JITTER, False)),
+                 ((OUTWARD_JITTER, True), (-OUTWARD_JITTER, True), (OUTWARD_JITTER / 2, False),
+                  (-OUTWARD_JITTER / 2, False)))
 
 
 class TrayEdges:
@@ -138,8 +149,14 @@ def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[
     return edges.blobs() + edges.density(side, []) + edges.grid(side, [])
 
 
-def _crops(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
-    return np.stack([source.crop(c.x, c.y, c.side) for c in candidates])
+def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0) -> np.ndarray:
+    """The classifier's (and the gate's) crops of the candidates, axis-aligned or turned
+    outward-up as the classifier in use reads them; `turn` degrees more."""
+    if not outward_crops():
+        return np.stack([source.crop(c.x, c.y, c.side, turn) for c in candidates])
+    h, w = source.image.shape[:2]
+    return np.stack([source.crop(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
+                     for c in candidates])
 
 
 def _classify(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
@@ -203,13 +220,15 @@ def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarr
 
 def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                  ) -> list[tuple[Candidate, np.ndarray]]:
-    """Dice read with doubt are read again at three more quarter turns; votes averaged. Those
-    still undecided are read once more in the mirror, at four turns: a mirrored die is a die,
-    and the classifier learned so."""
+    """Dice read with doubt are read again in three more views (`LOOKS`: quarter turns);
+    votes averaged. Those still undecided are read once more in the mirror, in four views: a
+    mirrored die is a die, and the classifier learned so. A classifier of outward-up crops
+    gets views that keep outward up (`OUTWARD_LOOKS`)."""
+    again, mirrored = OUTWARD_LOOKS if outward_crops() else LOOKS
     doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < SURE * (1 - p[NOT_A_DIE])]
-    dice = _look_again(source, dice, doubtful, turns=(1, 2, 3), mirrored=False, seen=1)
+    dice = _look_again(source, dice, doubtful, again, seen=1)
     undecided = [i for i in doubtful if _undecided(dice[i][1])]
-    return _look_again(source, dice, undecided, turns=(0, 1, 2, 3), mirrored=True, seen=4)
+    return _look_again(source, dice, undecided, mirrored, seen=1 + len(again))
 
 
 def _sure_face(probs: np.ndarray) -> np.ndarray:
@@ -230,22 +249,28 @@ def _undecided(p: np.ndarray) -> bool:
 
 
 def _look_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                chosen: list[int], turns: tuple[int, ...], mirrored: bool, seen: int
+                chosen: list[int], views: tuple[tuple[float, bool], ...], seen: int
                 ) -> list[tuple[Candidate, np.ndarray]]:
-    """The `chosen` dice read again at quarter `turns` (of the mirrored crop, if `mirrored`);
-    every vote counts as much as each of the `seen` views their reading already averages."""
+    """The `chosen` dice read again in `views` ((turn in degrees, mirrored): a quarter turn
+    turns the crop, another turn cuts it anew); every vote counts as much as each of the
+    `seen` views their reading already averages."""
     if not chosen:
         return dice
-    crops = _crops(source, [dice[i][0] for i in chosen])
-    if mirrored:
-        crops = crops[:, :, ::-1]
-    votes = default_classifier().predict(np.ascontiguousarray(
-        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])))
-    votes = votes.reshape(len(turns), len(chosen), CLASSES).sum(axis=0)
+    candidates = [dice[i][0] for i in chosen]
+    crops = _crops(source, candidates)
+    batches = []
+    for turn, mirrored in views:
+        quarter = turn % 90 == 0
+        view = crops if quarter else _crops(source, candidates, turn)
+        if mirrored:
+            view = view[:, :, ::-1]
+        batches.append(np.rot90(view, int(turn // 90), axes=(1, 2)) if quarter else view)
+    votes = default_classifier().predict(np.ascontiguousarray(np.concatenate(batches)))
+    votes = votes.reshape(len(views), len(chosen), CLASSES).sum(axis=0)
     dice = list(dice)
     for j, i in enumerate(chosen):
         c, p = dice[i]
-        dice[i] = (c, (seen * p + votes[j]) / (seen + len(turns)))
+        dice[i] = (c, (seen * p + votes[j]) / (seen + len(views)))
     return dice
 
 

@@ -69,16 +69,16 @@ def test_bad_frames_raise_clear_errors():
 
 
 def test_other_weights_can_be_benchmarked(real_sample):
-    from station.vision.classifier import WEIGHTS, default_classifier, use_weights
+    from station.vision.classifier import OUTWARD, WEIGHTS, default_classifier, use_weights
 
     name, image, labels = real_sample[0]
     before = default_classifier()
     try:
-        use_weights(WEIGHTS)
+        use_weights(WEIGHTS, OUTWARD)
         assert default_classifier() is not before
         assert score_image(read_tray(image), labels).correct >= len(labels) - 1
     finally:
-        use_weights(WEIGHTS)
+        use_weights(WEIGHTS, OUTWARD)
 
 
 def test_a_die_declined_at_its_outline_is_read_on_a_tighter_crop():

@@ -12,6 +12,10 @@ and the only source of cocked dice (class 7) and scatter/artillery dice (class 8
 on black, yellow on red): the dice the reader declined most on the real photos.
 `--touching` and `--by-wall`: the shares of rendered dice laid flat against another die and
 against the tray wall, the places where leaning dice lie (so that the place is no clue).
+`--outward`: every crop cut turned so that "outward" (from the frame's centre to the crop's)
+is up, give or take `OUTWARD_JITTER` degrees, and augmented by left-right mirrors only (which
+keep outward up; quarter turns would not): the side faces of a flat die, which the camera
+sees inward of its top face, then always show below it (docs/vision.md, ninth session).
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
 for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
@@ -54,7 +58,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from station.vision.crops import CROP_SIZE, CropSource
+from station.vision.crops import CROP_SIZE, OUTWARD_JITTER, CropSource, outward_angle
 from station.vision.reader import propose
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3].parent / "shared/data/real-dice/byler-train"
@@ -102,15 +106,21 @@ class Samples:
     """Augmented training crops and their classes."""
 
     def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int,
-                 contacts: bool = False, size: int = CROP_SIZE) -> None:
+                 contacts: bool = False, size: int = CROP_SIZE, outward: bool = False) -> None:
         self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
         self.size = size            # crop side in pixels
         self.contacts = contacts    # "not a die" where two dice touch (between_neighbours)
+        self.outward = outward      # crops turned outward-up (else at any angle)
         self.crops: list[np.ndarray] = []
         self.classes: list[int] = []
 
     def add(self, source: CropSource, x, y, side, cls) -> None:
-        crop = source.crop(x, y, side, angle_deg=self.rng.uniform(0, 360), size=self.size)
+        if self.outward:
+            h, w = source.image.shape[:2]
+            angle = outward_angle(x, y, w, h) + self.rng.uniform(-OUTWARD_JITTER, OUTWARD_JITTER)
+        else:
+            angle = self.rng.uniform(0, 360)
+        crop = source.crop(x, y, side, angle_deg=angle, size=self.size)
         self.crops.append(augment_colour(crop, self.rng))
         self.classes.append(cls)
 
@@ -306,7 +316,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           materials: float = MATERIALS, touching: float = TOUCHING,
           by_wall: float = BY_WALL, contacts: str = CONTACTS,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
-          validate: bool = False, real_per_die: int = 16) -> None:
+          validate: bool = False, real_per_die: int = 16, outward: bool = False) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -318,21 +328,27 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     if cache and cache.exists():
         with np.load(cache) as saved:
             crops, classes = saved["crops"], saved["classes"]
+            cached_outward = bool(saved["outward"]) if "outward" in saved else False
+        if cached_outward != outward:
+            cut = "outward-up" if cached_outward else "at any angle"
+            raise SystemExit(f"{cache} holds crops cut {cut}; run "
+                             f"{'with' if cached_outward else 'without'} --outward, or name "
+                             "another --cache")
     else:
         samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
-                          size=size)
+                          size=size, outward=outward)
         add_real(samples, data, validate)
         samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
         if cache:
-            np.savez(cache, crops=crops, classes=classes)
+            np.savez(cache, crops=crops, classes=classes, outward=outward)
     print(f"{len(crops)} crops ({np.bincount(classes, minlength=CLASSES).tolist()} per class, "
           f"0 = not a die, 7 = cocked, 8 = special) in {time.time() - t0:.0f} s")
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
     model = make_model(channels, size)
-    fit(model, x, y, torch.arange(len(x)), epochs, turn_and_mirror, t0)
+    fit(model, x, y, torch.arange(len(x)), epochs, mirror if outward else turn_and_mirror, t0)
     export(model, out, size)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
@@ -376,6 +392,10 @@ def main() -> None:
     parser.add_argument("--real-per-die", type=int, default=16,
                         help="crops of each real die, at random turns and jitter (default 16; "
                              "rendered dice get 6)")
+    parser.add_argument("--outward", action="store_true",
+                        help="cut every crop turned so that outward (from the frame's centre) "
+                             "is up, augment by left-right mirrors only; read with "
+                             "classifier.use_weights(FILE, outward=True)")
     parser.add_argument("--validate", action="store_true",
                         help="leave out every 4th training photo (by name) to validate on")
     args = parser.parse_args()
@@ -384,7 +404,8 @@ def main() -> None:
                      "poolings)")
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
-          args.leaning, args.size, args.negatives, args.validate, args.real_per_die)
+          args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
+          args.outward)
 
 
 if __name__ == "__main__":

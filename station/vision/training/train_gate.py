@@ -118,10 +118,11 @@ def report(model, crops: np.ndarray, p_die: np.ndarray) -> None:
 
 
 def train(crops_file: Path, data: Path, trays: int, check: int, epochs: int, seed: int,
-          out: Path, classifier_weights: Path = classifier.WEIGHTS) -> None:
+          out: Path, classifier_weights: Path = classifier.WEIGHTS,
+          outward: bool = classifier.OUTWARD) -> None:
     import torch
 
-    classifier.use_weights(classifier_weights)
+    classifier.use_weights(classifier_weights, outward)
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -156,9 +157,14 @@ def main() -> None:
     parser.add_argument("--classifier", type=Path, default=classifier.WEIGHTS,
                         help="the classifier whose decisions the gate learns (default the "
                              "committed weights; a trial model's gate before it is committed)")
+    parser.add_argument("--outward", action=argparse.BooleanOptionalAction,
+                        default=classifier.OUTWARD,
+                        help="the classifier reads crops turned outward-up (train_classifier "
+                             "--outward; the reader then cuts the gate's crops so too); default "
+                             "as the committed weights")
     args = parser.parse_args()
     train(args.crops, args.data, args.trays, args.check, args.epochs, args.seed, args.out,
-          args.classifier)
+          args.classifier, args.outward)
 
 
 if __name__ == "__main__":
