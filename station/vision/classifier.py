@@ -60,10 +60,15 @@ class DieClassifier:
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities, N x CLASSES (see the module docstring)."""
-        if len(crops) == 0:
+        return self.predict_normalised(normalise(crops) if len(crops) else crops)
+
+    def predict_normalised(self, x: np.ndarray) -> np.ndarray:
+        """`predict` of crops already `normalise`d (the reader normalises them once for the
+        gate and the classifier)."""
+        if len(x) == 0:
             return np.zeros((0, CLASSES), np.float32)
-        self.net.setInput(normalise(crops))
-        logits = self.net.forward().reshape(len(crops), CLASSES)
+        self.net.setInput(x)
+        logits = self.net.forward().reshape(len(x), CLASSES)
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
@@ -76,10 +81,14 @@ class DieGate:
         self.net = read_onnx(weights_path)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
-        if len(crops) == 0:
+        return self.predict_normalised(normalise(crops) if len(crops) else crops)
+
+    def predict_normalised(self, x: np.ndarray) -> np.ndarray:
+        """`predict` of crops already `normalise`d."""
+        if len(x) == 0:
             return np.zeros(0, np.float32)
-        self.net.setInput(normalise(crops))
-        logits = self.net.forward().reshape(len(crops), 2)
+        self.net.setInput(x)
+        logits = self.net.forward().reshape(len(x), 2)
         return 1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))
 
 

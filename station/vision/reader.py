@@ -44,7 +44,7 @@ import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
                                        default_classifier, default_detail, default_gate,
-                                       outward_crops)
+                                       normalise, outward_crops)
 from station.vision.colour import colour_name
 from station.vision.crops import OUTWARD_JITTER, CropSource, outward_angle, pyramid_level
 from station.vision.special_dice import read_segmented
@@ -159,16 +159,23 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0) -
                      for c in candidates])
 
 
-def _classify(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
-    """Class probabilities of the candidates; those the gate turns away are "not a die"."""
+def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None
+              ) -> np.ndarray:
+    """Class probabilities of the candidates; those the gate turns away are "not a die", and
+    with `best`, all but the `best` it finds likeliest to be a die."""
     probs = np.zeros((len(candidates), CLASSES), np.float32)
     probs[:, NOT_A_DIE] = 1.0
     if not candidates:
         return probs
-    crops = _crops(source, candidates)
+    crops = normalise(_crops(source, candidates))     # once, for the gate and the classifier
     gate = default_gate()
-    passed = gate.predict(crops) >= GATE_PASS if gate is not None else slice(None)
-    probs[passed] = default_classifier().predict(crops[passed])
+    passed = slice(None)
+    if gate is not None:
+        scores = gate.predict_normalised(crops)
+        passed = scores >= GATE_PASS
+        if best is not None:
+            passed[np.argsort(-scores, kind="stable")[best:]] = False
+    probs[passed] = default_classifier().predict_normalised(crops[passed])
     return probs
 
 
@@ -483,19 +490,16 @@ def _one_pip_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         r = ONE_PIP_LOOK * c.side
         looks = [Candidate(c.x + r * math.cos(a), c.y + r * math.sin(a), c.side)
                  for a in compass]
-        gate = default_gate()
-        if gate is not None:     # the classifier reads only the looks likeliest to be a die
-            likely = np.argsort(-gate.predict(_crops(source, looks)), kind="stable")
-            looks = [looks[k] for k in likely[:ONE_PIP_READ]]
-        dice[i] = _agreed_look(source, looks, (SPECIAL, 1)) or dice[i]
+        dice[i] = _agreed_look(source, looks, (SPECIAL, 1), best=ONE_PIP_READ) or dice[i]
     return dice
 
 
-def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[int, ...]
-                 ) -> tuple[Candidate, np.ndarray] | None:
-    """The surest of the `looks` read `SURE_FACE` sure as a face other than `not_faces`,
-    when every such look reads the same face; None when none does or they disagree."""
-    probs = _classify(source, looks)
+def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[int, ...],
+                 best: int | None = None) -> tuple[Candidate, np.ndarray] | None:
+    """The surest of the `looks` (the `best` the gate likes, if given) read `SURE_FACE`
+    sure as a face other than `not_faces`, when every such look reads the same face; None
+    when none does or they disagree."""
+    probs = _classify(source, looks, best)
     faces = probs[:, 1:].argmax(axis=1) + 1
     sure = _sure_face(probs) & ~np.isin(faces, not_faces)
     if not sure.any() or len(set(faces[sure])) > 1:

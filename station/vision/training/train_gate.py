@@ -52,28 +52,30 @@ def make_gate(channels=CHANNELS):
 
 @contextmanager
 def recording_classifier():
-    """Every crop the reader gives the classifier, ungated, with the classifier's P(die)."""
+    """Every crop the reader gives the classifier, ungated and `normalise`d (the reader
+    normalises them once for the gate and the classifier), with the classifier's P(die)."""
     classifier.use_gate(None)
     die_classifier = classifier.default_classifier()
     crops: list[np.ndarray] = []
     p_die: list[np.ndarray] = []
 
-    def predict(batch):
-        probs = type(die_classifier).predict(die_classifier, batch)
+    def predict_normalised(batch):      # `predict` goes through it too
+        probs = type(die_classifier).predict_normalised(die_classifier, batch)
         crops.append(batch)
         p_die.append(1.0 - probs[:, NOT_A_DIE])
         return probs
 
-    die_classifier.predict = predict
+    die_classifier.predict_normalised = predict_normalised
     try:
         yield crops, p_die
     finally:
-        del die_classifier.predict
+        del die_classifier.predict_normalised
         classifier.use_gate(OUT)
 
 
 def reader_candidates(images) -> tuple[np.ndarray, np.ndarray]:
-    """(crops, classifier's P(die)) of every candidate the reader looks at in `images`."""
+    """(normalised crops, classifier's P(die)) of every candidate the reader looks at in
+    `images`."""
     with recording_classifier() as (crops, p_die):
         for image in images:
             read_tray(image)
@@ -98,10 +100,11 @@ def rendered_trays(count: int, seed: int):
 
 
 def gate_scores(model, crops: np.ndarray) -> np.ndarray:
+    """P(a die) of `normalise`d crops."""
     import torch
 
     with torch.no_grad():
-        logits = torch.cat([model(torch.from_numpy(normalise(crops[i:i + 2048])))
+        logits = torch.cat([model(torch.from_numpy(crops[i:i + 2048]))
                             for i in range(0, len(crops), 2048)])
     return torch.softmax(logits, 1)[:, 1].numpy()
 
@@ -134,7 +137,7 @@ def train(crops_file: Path, data: Path, trays: int, check: int, epochs: int, see
     unseen, unseen_p = reader_candidates(rendered_trays(check, seed + 1))
     print(f"{len(taught)} classifier crops, {len(candidates)} reader candidates "
           f"({int((p_die >= DISTIL_DIE).sum())} dice) in {time.time() - t0:.0f} s", flush=True)
-    x = torch.from_numpy(normalise(np.concatenate([taught, candidates])))
+    x = torch.from_numpy(np.concatenate([normalise(taught), candidates]))
     y = torch.from_numpy(np.concatenate([classes != NOT_A_DIE, p_die >= DISTIL_DIE])).long()
     model = make_gate()
     fit(model, x, y, torch.arange(len(x)), epochs, turn_and_mirror, t0)
