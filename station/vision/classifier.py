@@ -15,6 +15,10 @@ tray, shadows and neighbours' edges, and need not pay for the whole classifier.
 Behind it, the detail network (`weights/d6_detail.onnx`, the same kind of CNN and classes on
 48x48 crops, `train_classifier.py --size 48`) reads only the dice the classifier could not
 decide: at 32x32 the pips of dark translucent and swirled dice are blobs a few pixels wide.
+
+Last, the outward network (`weights/d6_outward.onnx`, the classifier's kind of CNN trained on
+crops turned outward-up, `train_classifier.py --outward`) gives a second opinion on the dice
+still read without a face (docs/vision.md, tenth session).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
 GATE_WEIGHTS = WEIGHTS.with_name("d6_gate.onnx")
 DETAIL_WEIGHTS = WEIGHTS.with_name("d6_detail.onnx")
+OUTWARD_WEIGHTS = WEIGHTS.with_name("d6_outward.onnx")
 DETAIL_SIZE = 48   # pixels: side of the detail network's input
 NOT_A_DIE, COCKED, SPECIAL = 0, 7, 8
 CLASSES = 9
@@ -107,6 +112,12 @@ def default_detail() -> DieClassifier | None:
     return DieClassifier(_detail_weights) if _detail_weights is not None else None
 
 
+@lru_cache(maxsize=1)
+def default_outward() -> DieClassifier | None:
+    """The outward network (reads outward-up crops), or None: no outward opinion."""
+    return DieClassifier(_outward_weights) if _outward_weights is not None else None
+
+
 # Whether the committed weights read crops turned outward-up (crops.outward_angle) rather
 # than axis-aligned ones.
 OUTWARD = False
@@ -115,6 +126,7 @@ _weights = WEIGHTS
 _outward = OUTWARD
 _gate_weights: Path | None = GATE_WEIGHTS
 _detail_weights: Path | None = DETAIL_WEIGHTS
+_outward_weights: Path | None = OUTWARD_WEIGHTS
 
 
 def use_weights(path: Path, outward: bool = False) -> None:
@@ -145,3 +157,11 @@ def use_detail(path: Path | None) -> None:
     global _detail_weights
     _detail_weights = Path(path) if path is not None else None
     default_detail.cache_clear()
+
+
+def use_outward(path: Path | None) -> None:
+    """Give the dice still read without a face to this outward network (trained on outward-up
+    crops) from now on; None: no outward opinion."""
+    global _outward_weights
+    _outward_weights = Path(path) if path is not None else None
+    default_outward.cache_clear()

@@ -44,7 +44,7 @@ import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
                                        default_classifier, default_detail, default_gate,
-                                       normalise, outward_crops)
+                                       default_outward, normalise, outward_crops)
 from station.vision.colour import colour_name
 from station.vision.crops import OUTWARD_JITTER, CropSource, outward_angle, pyramid_level
 from station.vision.special_dice import read_segmented
@@ -86,6 +86,8 @@ AROUND_STEP = 0.3             # eight places this x side away (a die cut off its
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
+OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
+                              # outward network reads this sure (docs/vision.md, tenth session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set, one still undecided in the second. A
 # classifier of axis-aligned crops (trained at any angle) gets quarter turns; one of
@@ -149,10 +151,12 @@ def propose(image: np.ndarray, side: float, work_side: int = WORK_SIDE) -> list[
     return edges.blobs() + edges.density(side, []) + edges.grid(side, [])
 
 
-def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0) -> np.ndarray:
+def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
+           outward: bool | None = None) -> np.ndarray:
     """The classifier's (and the gate's) crops of the candidates, axis-aligned or turned
-    outward-up as the classifier in use reads them; `turn` degrees more."""
-    if not outward_crops():
+    outward-up as the classifier in use reads them (`outward`: so turned, or not, whatever
+    it reads); `turn` degrees more."""
+    if not (outward_crops() if outward is None else outward):
         return np.stack([source.crop(c.x, c.y, c.side, turn) for c in candidates])
     h, w = source.image.shape[:2]
     return np.stack([source.crop(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
@@ -316,7 +320,8 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
-    return _one_pip_look(source, _join_halves(source, _detail_look(source, looked))), edges
+    looked = _one_pip_look(source, _join_halves(source, _detail_look(source, looked)))
+    return _outward_opinion(source, looked), edges
 
 
 def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
@@ -539,6 +544,32 @@ def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
             dice[i] = (middle, p)
             gone.add(j)
     return [d for k, d in enumerate(dice) if k not in gone]
+
+
+def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                     ) -> list[tuple[Candidate, np.ndarray]]:
+    """Pip dice still read without a face (leaning or unreadable, not special) are read by
+    the outward network (`classifier.default_outward`, trained on crops turned outward-up)
+    on an outward-up crop; a face it reads at least `OUTWARD_SURE` sure replaces the flag
+    (its probabilities replace the classifier's). Averaged with the mirror about the
+    outward axis it read fewer flat dice for the same leaning dice kept flagged.
+
+    A flat die away from the frame's centre shows side faces inward of its top face, which
+    the committed classifier, trained at any angle, often takes for a leaning die; the
+    outward network knows where inward is and flags such dice far less, but more near the
+    centre (docs/vision.md, ninth session). Here it only sees the dice every other look
+    read without a face (docs/vision.md, tenth session)."""
+    chosen = [i for i, (_, p) in enumerate(dice)
+              if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
+    if not chosen or default_outward() is None:
+        return dice
+    votes = default_outward().predict(_crops(source, [dice[i][0] for i in chosen], outward=True))
+    dice = list(dice)
+    for j, i in enumerate(chosen):
+        face = int(votes[j, 1:].argmax()) + 1
+        if face not in (COCKED, SPECIAL) and votes[j, face] >= OUTWARD_SURE:
+            dice[i] = (dice[i][0], votes[j])
+    return dice
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]

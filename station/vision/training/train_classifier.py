@@ -25,6 +25,11 @@ the reader's candidates (it sees only crops the classifier took for dice), twice
 of each real die (the translucent dice it is for are real ones), every 4th training photo
 left out to validate it on.
 
+The outward network (weights/d6_outward.onnx: outward-up crops, for the dice every other look
+read without a face; docs/vision.md, ninth and tenth sessions) comes from `--touching 0.3
+--by-wall 0.15 --leaning 0.25 --contacts rendered --outward --epochs 20 --seed 4 --out
+station/vision/weights/d6_outward.onnx`.
+
 Samples (all cut with `crops.CropSource`, as the reader does):
 - class v (1..6): each labelled die, at a random rotation, with the centre and the die-side
   estimate jittered as much as the segmentation's own errors (measured on real photos: the
