@@ -23,7 +23,9 @@
    (`_detail_look`). Two dice read as pip faces with doubt, closer than a die's side, whose
    midpoint reads as a sure face, are one die read twice off its centre (`_join_halves`);
    a die read as a 1 with doubt is read again around it (`_one_pip_look`: a candidate on
-   one pip of a 2 reads as a 1).
+   one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
+   outward network on a crop turned outward-up (`_outward_opinion`: it tells a flat die's
+   side faces, seen inward of its top face, from a leaning die's).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -551,8 +553,8 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
     """Pip dice still read without a face (leaning or unreadable, not special) are read by
     the outward network (`classifier.default_outward`, trained on crops turned outward-up)
     on an outward-up crop; a face it reads at least `OUTWARD_SURE` sure replaces the flag
-    (its probabilities replace the classifier's). Averaged with the mirror about the
-    outward axis it read fewer flat dice for the same leaning dice kept flagged.
+    (its probabilities replace the classifier's). Averaged with the crop's mirror about the
+    outward axis, the chosen network read no more dice (docs/vision.md, tenth session).
 
     A flat die away from the frame's centre shows side faces inward of its top face, which
     the committed classifier, trained at any angle, often takes for a leaning die; the
@@ -564,12 +566,7 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
     if not chosen or default_outward() is None:
         return dice
     votes = default_outward().predict(_crops(source, [dice[i][0] for i in chosen], outward=True))
-    dice = list(dice)
-    for j, i in enumerate(chosen):
-        face = int(votes[j, 1:].argmax()) + 1
-        if face not in (COCKED, SPECIAL) and votes[j, face] >= OUTWARD_SURE:
-            dice[i] = (dice[i][0], votes[j])
-    return dice
+    return _sure_faces_taken(dice, chosen, votes, OUTWARD_SURE)
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
@@ -583,10 +580,17 @@ def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     if not chosen or default_detail() is None:
         return dice
     votes = _detail_votes(source, [dice[i][0] for i in chosen])
+    return _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
+
+
+def _sure_faces_taken(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int],
+                      votes: np.ndarray, sure: float) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice`, each `chosen` one (`votes` row j for `chosen[j]`) with the votes as its
+    reading when they read a face, not leaning or special, at least `sure`."""
     dice = list(dice)
     for j, i in enumerate(chosen):
         face = int(votes[j, 1:].argmax()) + 1
-        if face not in (COCKED, SPECIAL) and votes[j, face] >= DETAIL_SURE:
+        if face not in (COCKED, SPECIAL) and votes[j, face] >= sure:
             dice[i] = (dice[i][0], votes[j])
     return dice
 

@@ -2,7 +2,10 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
+
+from station.vision.classifier import CLASSES
 
 REAL = Path(__file__).parent / "data" / "real"
 
@@ -12,3 +15,14 @@ def real_sample():
     """(name, BGR image, labels) for the committed held-out sample of real photos."""
     labels = json.loads((REAL / "labels.json").read_text())
     return [(name, cv2.imread(str(REAL / name)), labels[name]) for name in sorted(labels)]
+
+
+@pytest.fixture
+def reading():
+    """reading(top, p_top): a reader's class probabilities, `top` read `p_top` sure and the
+    rest shared evenly (for the reader's checks with stand-in networks)."""
+    def make(top: int, p_top: float) -> np.ndarray:
+        p = np.full(CLASSES, (1 - p_top) / (CLASSES - 1))
+        p[top] = p_top
+        return p
+    return make

@@ -59,13 +59,7 @@ class SureOfFive:
         return probs
 
 
-def reading(top: int, p_top: float) -> np.ndarray:
-    p = np.full(classifier.CLASSES, (1 - p_top) / (classifier.CLASSES - 1))
-    p[top] = p_top
-    return p
-
-
-def test_detail_look_reads_only_undecided_dice(monkeypatch):
+def test_detail_look_reads_only_undecided_dice(monkeypatch, reading):
     monkeypatch.setattr(reader, "default_detail", lambda: SureOfFive())
     source = CropSource(np.full((200, 200, 3), 128, np.uint8))
     dice = [(Candidate(50, 50, 30), reading(3, 0.4)),                  # undecided: read
@@ -78,7 +72,7 @@ def test_detail_look_reads_only_undecided_dice(monkeypatch):
         assert c2 is c and p2 is p
 
 
-def test_detail_look_takes_no_unsure_face(monkeypatch):
+def test_detail_look_takes_no_unsure_face(monkeypatch, reading):
     class Unsure(SureOfFive):
         def predict(self, crops):
             return np.array([reading(5, reader.DETAIL_SURE - 0.05)] * len(crops))

@@ -66,13 +66,7 @@ class Sure:
         return probs
 
 
-def reading(top: int, p_top: float) -> np.ndarray:
-    p = np.full(classifier.CLASSES, (1 - p_top) / (classifier.CLASSES - 1))
-    p[top] = p_top
-    return p
-
-
-def test_only_pip_dice_without_a_face_are_asked(monkeypatch):
+def test_only_pip_dice_without_a_face_are_asked(monkeypatch, reading):
     net = Sure(5, reader.OUTWARD_SURE + 0.01)
     monkeypatch.setattr(reader, "default_outward", lambda: net)
     source = CropSource(np.full((200, 300, 3), 128, np.uint8))
@@ -90,14 +84,14 @@ def test_only_pip_dice_without_a_face_are_asked(monkeypatch):
 
 @pytest.mark.parametrize("face, p", [(5, reader.OUTWARD_SURE - 0.01), (classifier.COCKED, 0.99),
                                      (classifier.SPECIAL, 0.99)])
-def test_no_unsure_face_and_no_other_class_replaces_the_flag(monkeypatch, face, p):
+def test_no_unsure_face_and_no_other_class_replaces_the_flag(monkeypatch, reading, face, p):
     monkeypatch.setattr(reader, "default_outward", lambda: Sure(face, p))
     source = CropSource(np.full((100, 100, 3), 128, np.uint8))
     dice = [(Candidate(50, 50, 30), reading(classifier.COCKED, 0.8))]
     assert reader._outward_opinion(source, dice)[0][1] is dice[0][1]
 
 
-def test_the_outward_network_gets_outward_up_crops(monkeypatch):
+def test_the_outward_network_gets_outward_up_crops(monkeypatch, reading):
     """A die to the right of the frame's centre with a dark mark on its outward (right)
     side: the crop shows the mark at the top, as the outward network was trained."""
     image = np.full((200, 300, 3), 60, np.uint8)
