@@ -91,15 +91,16 @@ DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is 
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
-# die read with doubt is read again in the first set, one still undecided in the second. A
-# classifier of axis-aligned crops (trained at any angle) gets quarter turns; one of
-# outward-up crops (`classifier.outward_crops()`) only views that keep outward up: the mirror
-# and turns within the jitter it was trained at.
-LOOKS = (((90, False), (180, False), (270, False)),
+# die read with doubt is read again in the first set; one still not `SETTLED` in the second;
+# one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
+# gets quarter turns; one of outward-up crops (`classifier.outward_crops()`) only views that
+# keep outward up: the mirror and turns within the jitter it was trained at.
+LOOKS = (((180, False),), ((90, False), (270, False)),
          ((0, True), (90, True), (180, True), (270, True)))
-OUTWARD_LOOKS = (((0, True), (OUTWARD_JITTER, False), (-OUTWARD_JITTER, False)),
+OUTWARD_LOOKS = (((0, True),), ((OUTWARD_JITTER, False), (-OUTWARD_JITTER, False)),
                  ((OUTWARD_JITTER, True), (-OUTWARD_JITTER, True), (OUTWARD_JITTER / 2, False),
                   (-OUTWARD_JITTER / 2, False)))
+SETTLED = 0.85           # a die read again once, now a pip face this sure, needs no more views
 
 
 class TrayEdges:
@@ -233,15 +234,18 @@ def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarr
 
 def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                  ) -> list[tuple[Candidate, np.ndarray]]:
-    """Dice read with doubt are read again in three more views (`LOOKS`: quarter turns);
-    votes averaged. Those still undecided are read once more in the mirror, in four views: a
-    mirrored die is a die, and the classifier learned so. A classifier of outward-up crops
-    gets views that keep outward up (`OUTWARD_LOOKS`)."""
-    again, mirrored = OUTWARD_LOOKS if outward_crops() else LOOKS
+    """Dice read with doubt are read again half a turn round, and those not then read
+    `SETTLED` sure as a pip face at the other two quarter turns (`LOOKS`); votes averaged.
+    Those still undecided are read once more in the mirror, in four views: a mirrored die is
+    a die, and the classifier learned so. A classifier of outward-up crops gets views that
+    keep outward up (`OUTWARD_LOOKS`)."""
+    first, more, mirrored = OUTWARD_LOOKS if outward_crops() else LOOKS
     doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < SURE * (1 - p[NOT_A_DIE])]
-    dice = _look_again(source, dice, doubtful, again, seen=1)
-    undecided = [i for i in doubtful if _undecided(dice[i][1])]
-    return _look_again(source, dice, undecided, mirrored, seen=1 + len(again))
+    dice = _look_again(source, dice, doubtful, first, seen=1)
+    unsettled = [i for i in doubtful if not _pip_face(dice[i][1], SETTLED)]
+    dice = _look_again(source, dice, unsettled, more, seen=1 + len(first))
+    undecided = [i for i in unsettled if _undecided(dice[i][1])]
+    return _look_again(source, dice, undecided, mirrored, seen=1 + len(first) + len(more))
 
 
 def _sure_face(probs: np.ndarray) -> np.ndarray:
@@ -257,8 +261,13 @@ def _without_face(p: np.ndarray) -> bool:
 
 def _undecided(p: np.ndarray) -> bool:
     """Read as a die with a top face (not cocked, not special), but not surely enough."""
+    return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and not _pip_face(p, READABLE)
+
+
+def _pip_face(p: np.ndarray, sure: float) -> bool:
+    """Read as a pip face (not cocked, not special) at least `sure` sure, given a die."""
     return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and \
-        p[1:].max() < READABLE * (1 - p[NOT_A_DIE])
+        p[1:].max() >= sure * (1 - p[NOT_A_DIE])
 
 
 def _look_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
