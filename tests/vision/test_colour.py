@@ -1,0 +1,40 @@
+"""The die's colour name: what players split a roll by ("the red ones")."""
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from station.vision.colour import _median, colour_name
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.uint8, st.tuples(st.integers(1, 300), st.just(3))))
+def test_the_median_is_numpys(pixels):
+    assert np.array_equal(_median(pixels), np.median(pixels, axis=0))
+
+
+def die(body_bgr, pip_bgr, pips: int = 5) -> np.ndarray:
+    """A 60 px die with `pips` pips on a mid-grey floor, centred at (50, 50)."""
+    image = np.full((100, 100, 3), 128, np.uint8)
+    cv2.rectangle(image, (20, 20), (80, 80), body_bgr, -1)
+    places = [(50, 50), (32, 32), (68, 68), (32, 68), (68, 32), (32, 50)][:pips]
+    for x, y in places:
+        cv2.circle(image, (x, y), 6, pip_bgr, -1)
+    return image
+
+
+@pytest.mark.parametrize("body, pips, name", [
+    ((40, 40, 200), (255, 255, 255), "red"),
+    ((200, 80, 30), (255, 255, 255), "blue"),
+    ((40, 170, 40), (255, 255, 255), "green"),
+    ((30, 210, 230), (0, 0, 0), "yellow"),
+    ((235, 235, 235), (0, 0, 0), "white"),
+    ((25, 25, 25), (255, 255, 255), "black"),
+    ((30, 70, 110), (255, 255, 255), "brown"),
+])
+def test_a_die_is_named_by_its_body_not_its_pips(body, pips, name):
+    """Five pips cover less than half of the central square the colour is read from."""
+    assert colour_name(die(body, pips), 50, 50, 60) == name
