@@ -24,8 +24,9 @@
    midpoint reads as a sure face, are one die read twice off its centre (`_join_halves`);
    a die read as a 1 with doubt is read again around it (`_one_pip_look`: a candidate on
    one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
-   outward network on a crop turned outward-up (`_outward_opinion`: it tells a flat die's
-   side faces, seen inward of its top face, from a leaning die's).
+   outward network on crops turned outward-up, at its centre and around it
+   (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
+   a leaning die's).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -90,6 +91,9 @@ DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is 
                               # validation the first wrong value came between 0.5 and 0.6)
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
+OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
+OUTWARD_AGREE = 2             # `TOP_FACE` as large, the face this many looks read `SURE_FACE`
+                              # sure (none leaning as sure; docs/vision.md, "More places")
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -515,10 +519,20 @@ def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[in
     """The surest of the `looks` (the `best` the gate likes, if given) read `SURE_FACE`
     sure as a face other than `not_faces`, when every such look reads the same face; None
     when none does or they disagree."""
-    probs = _classify(source, looks, best)
+    return _agreed(looks, _classify(source, looks, best), not_faces)
+
+
+def _agreed(looks: list[Candidate], probs: np.ndarray, not_faces: tuple[int, ...],
+            quorum: int = 1, leaning_vetoes: bool = False
+            ) -> tuple[Candidate, np.ndarray] | None:
+    """The surest of the `looks` (`probs`, one row each) read `SURE_FACE` sure as a face
+    other than `not_faces`, when at least `quorum` looks do and all of them read the same
+    face (and, with `leaning_vetoes`, no look reads leaning `SURE_FACE` sure); else None."""
     faces = probs[:, 1:].argmax(axis=1) + 1
     sure = _sure_face(probs) & ~np.isin(faces, not_faces)
-    if not sure.any() or len(set(faces[sure])) > 1:
+    if sure.sum() < max(quorum, 1) or len(set(faces[sure])) > 1:
+        return None
+    if leaning_vetoes and (probs[:, COCKED] >= SURE_FACE).any():
         return None
     k = int(np.argmax(np.where(sure, probs[:, 1:].max(axis=1), -1.0)))
     return looks[k], probs[k]
@@ -564,6 +578,12 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
     on an outward-up crop; a face it reads at least `OUTWARD_SURE` sure replaces the flag
     (its probabilities replace the classifier's). Averaged with the crop's mirror about the
     outward axis, the chosen network read no more dice (docs/vision.md, tenth session).
+    Else the die is also read `OUTWARD_RING` of its side around its centre in the eight
+    compass directions, `TOP_FACE` as large (the centre, where two side faces show or it
+    touches a neighbour, may miss the top face): when at least `OUTWARD_AGREE` of the nine
+    looks read `SURE_FACE` sure as one face, none as another face and none as leaning that
+    sure, the surest of them wins, at its place (docs/vision.md, "More places": every
+    looser choice gave some leaning die a value on validation).
 
     A flat die away from the frame's centre shows side faces inward of its top face, which
     the committed classifier, trained at any angle, often takes for a leaning die; the
@@ -574,8 +594,17 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
     if not chosen or default_outward() is None:
         return dice
-    votes = default_outward().predict(_crops(source, [dice[i][0] for i in chosen], outward=True))
-    return _sure_faces_taken(dice, chosen, votes, OUTWARD_SURE)
+    compass = np.arange(8) * (math.pi / 4)
+    looks = [[c] + [Candidate(c.x + OUTWARD_RING * c.side * math.cos(a),
+                              c.y + OUTWARD_RING * c.side * math.sin(a), c.side * TOP_FACE)
+                    for a in compass] for c in (dice[i][0] for i in chosen)]
+    votes = default_outward().predict(_crops(source, [c for die in looks for c in die],
+                                             outward=True)).reshape(len(chosen), -1, CLASSES)
+    read = _sure_faces_taken(dice, chosen, votes[:, 0], OUTWARD_SURE)
+    for j, i in enumerate(chosen):
+        if read[i] is dice[i]:
+            read[i] = _agreed(looks[j], votes[j], (SPECIAL,), OUTWARD_AGREE, True) or dice[i]
+    return read
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]

@@ -1,6 +1,8 @@
 """The outward network's second opinion (reader step 6, last checks; docs/vision.md, tenth
 session): pip dice every other look read without a face are read by the outward network on
-outward-up crops, and a face it reads `reader.OUTWARD_SURE` sure replaces the flag."""
+outward-up crops, and a face it reads `reader.OUTWARD_SURE` sure at the die's centre replaces
+the flag; else a face `reader.OUTWARD_AGREE` of the looks around it read `SURE_FACE` sure,
+none disagreeing or leaning ("More places")."""
 
 import math
 
@@ -52,6 +54,9 @@ def test_a_leaning_die_stays_flagged():
     assert die.value is None and "cocked" in die.flags, die
 
 
+LOOKS = 9    # the centre and eight places around it
+
+
 class Sure:
     """A stand-in outward network that reads every crop as `face`, `p` sure; it keeps the
     crops it was shown."""
@@ -75,7 +80,7 @@ def test_only_pip_dice_without_a_face_are_asked(monkeypatch, reading):
             (Candidate(50, 150, 30), reading(classifier.SPECIAL, 0.4)),   # special: left
             (Candidate(250, 150, 30), reading(2, 0.95))]                  # read: left
     opinion = reader._outward_opinion(source, dice)
-    assert len(net.seen) == 2
+    assert len(net.seen) == 2 * LOOKS
     assert [int(p.argmax()) for _, p in opinion[:2]] == [5, 5]
     assert all(c is c2 for (c, _), (c2, _) in zip(dice, opinion))
     for (_, p), (_, p2) in zip(dice[2:], opinion[2:]):
@@ -101,6 +106,60 @@ def test_the_outward_network_gets_outward_up_crops(monkeypatch, reading):
     monkeypatch.setattr(reader, "default_outward", lambda: net)
     reader._outward_opinion(CropSource(image), [(Candidate(250, 100, 30),
                                                  reading(classifier.COCKED, 0.8))])
-    [crop] = net.seen
+    crop = net.seen[0]                  # the centre's crop, then the ring's
     dark_rows = np.nonzero((crop[..., 0] < 30).any(axis=1))[0]
     assert len(dark_rows) and dark_rows.max() < crop.shape[0] / 2
+
+
+class Scripted:
+    """A stand-in outward network that gives the crops, in order, these readings; the
+    rest read as nothing sure (`unsure`)."""
+
+    def __init__(self, readings, unsure) -> None:
+        self.readings, self.unsure = readings, unsure
+
+    def predict(self, crops):
+        return np.array((self.readings + [self.unsure] * len(crops))[:len(crops)])
+
+
+def opinion_of(monkeypatch, reading, readings):
+    """A die flagged cocked, before and after the check whose looks read `readings`
+    ((class, p) each, in order: the centre, then the ring)."""
+    net = Scripted([reading(face, p) for face, p in readings], reading(3, 0.4))
+    monkeypatch.setattr(reader, "default_outward", lambda: net)
+    source = CropSource(np.full((200, 300, 3), 128, np.uint8))
+    dice = [(Candidate(150, 100, 30), reading(classifier.COCKED, 0.8))]
+    return dice[0], reader._outward_opinion(source, dice)[0]
+
+
+SURE = reader.SURE_FACE + 0.01
+
+
+def test_two_looks_around_the_die_sure_of_one_face_read_it(monkeypatch, reading):
+    """The centre unsure, two places of the ring read a 5 `SURE_FACE` sure: the surer one
+    wins, at its place (a smaller crop, off the centre)."""
+    before, (look, p) = opinion_of(monkeypatch, reading,
+                                   [(4, 0.6), (3, 0.5), (5, SURE), (3, 0.5), (5, SURE + 0.02)])
+    assert int(p.argmax()) == 5 and p[5] == pytest.approx(SURE + 0.02)
+    assert look.side == pytest.approx(30 * reader.TOP_FACE)
+    assert math.hypot(look.x - 150, look.y - 100) == pytest.approx(reader.OUTWARD_RING * 30)
+
+
+@pytest.mark.parametrize("readings", [
+    [(4, 0.6), (5, SURE)],                                       # one look only
+    [(4, 0.6), (5, SURE), (5, SURE), (2, SURE)],                 # another face as sure
+    [(4, 0.6), (5, SURE), (5, SURE), (classifier.COCKED, SURE)],  # a look sure it leans
+    [(classifier.COCKED, SURE), (5, SURE), (5, SURE)],           # the centre sure it leans
+    [(4, 0.6), (5, reader.SURE_FACE - 0.01), (5, reader.SURE_FACE - 0.01)],   # not sure
+    [(4, 0.6), (classifier.SPECIAL, SURE), (classifier.SPECIAL, SURE)],       # not pips
+])
+def test_the_ring_reads_nothing_without_agreement(monkeypatch, reading, readings):
+    before, after = opinion_of(monkeypatch, reading, readings)
+    assert after is before
+
+
+def test_the_centre_sure_wins_before_the_ring(monkeypatch, reading):
+    """The centre read a 2 `OUTWARD_SURE` sure: taken, though the ring agrees on a 5."""
+    before, (look, p) = opinion_of(monkeypatch, reading,
+                                   [(2, reader.OUTWARD_SURE + 0.01), (5, SURE), (5, SURE)])
+    assert look is before[0] and int(p.argmax()) == 2
