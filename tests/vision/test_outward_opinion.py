@@ -25,6 +25,13 @@ def die_at(dice, x: float, y: float):
     return die
 
 
+def die_in(dice, box):
+    """The one die read with its centre in the `box` (a die seen obliquely is found off its
+    true centre)."""
+    [die] = [d for d in dice if box[0] <= d.center[0] <= box[2] and box[1] <= d.center[1] <= box[3]]
+    return die
+
+
 @pytest.fixture
 def no_outward_opinion():
     classifier.use_outward(None)
@@ -163,3 +170,19 @@ def test_the_centre_sure_wins_before_the_ring(monkeypatch, reading):
     before, (look, p) = opinion_of(monkeypatch, reading,
                                    [(2, reader.OUTWARD_SURE + 0.01), (5, SURE), (5, SURE)])
     assert look is before[0] and int(p.argmax()) == 2
+
+
+def test_a_flat_die_the_centre_crop_cannot_read_is_read_around_it(monkeypatch):
+    """A flat 1 at r 0.51 of the half-diagonal (a leaning-check tray of seed 99): flagged
+    cocked by every look and by the outward network at its centre; two places of the ring
+    read the 1 `SURE_FACE` sure."""
+    tray = random_tray(np.random.default_rng([99, 38]), size=(1280, 960), dice=(3, 15),
+                       cocked=0.15, special={"scatter": (0, 2), "artillery": (0, 2)})
+    [truth] = [t for t in tray.truth if t.kind == "d6" and t.value == 1
+               and "cocked" not in t.flags and math.hypot(t.center[0] - 640, t.center[1] - 480)
+               > 0.45 * math.hypot(640, 480)]
+    monkeypatch.setattr(reader, "OUTWARD_AGREE", 10)       # more looks than there are
+    assert "cocked" in die_in(read_tray(tray.image), truth.box).flags
+    monkeypatch.undo()
+    die = die_in(read_tray(tray.image), truth.box)
+    assert die.value == 1 and die.flags == [], die
