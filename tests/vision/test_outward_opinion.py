@@ -28,7 +28,8 @@ def die_at(dice, x: float, y: float):
 def die_in(dice, box):
     """The one die read with its centre in the `box` (a die seen obliquely is found off its
     true centre)."""
-    [die] = [d for d in dice if box[0] <= d.center[0] <= box[2] and box[1] <= d.center[1] <= box[3]]
+    [die] = [d for d in dice
+             if box[0] <= d.center[0] <= box[2] and box[1] <= d.center[1] <= box[3]]
     return die
 
 
