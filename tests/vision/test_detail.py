@@ -17,10 +17,14 @@ DETAIL = Path(__file__).parent / "data" / "detail"
 
 @pytest.fixture
 def no_detail():
-    """Reads without the detail network; the committed one restored afterwards."""
+    """Reads without the detail network, and without the outward opinion (the last check,
+    which reads some of these dice too, so the detail look is judged alone); the committed
+    ones restored afterwards."""
     classifier.use_detail(None)
+    classifier.use_outward(None)
     yield
     classifier.use_detail(classifier.DETAIL_WEIGHTS)
+    classifier.use_outward(classifier.OUTWARD_WEIGHTS)
 
 
 def die_at(dice, box):
