@@ -530,7 +530,7 @@ def _agreed(looks: list[Candidate], probs: np.ndarray, not_faces: tuple[int, ...
     face (and, with `leaning_vetoes`, no look reads leaning `SURE_FACE` sure); else None."""
     faces = probs[:, 1:].argmax(axis=1) + 1
     sure = _sure_face(probs) & ~np.isin(faces, not_faces)
-    if sure.sum() < max(quorum, 1) or len(set(faces[sure])) > 1:
+    if not sure.any() or sure.sum() < quorum or len(set(faces[sure])) > 1:
         return None
     if leaning_vetoes and (probs[:, COCKED] >= SURE_FACE).any():
         return None
