@@ -275,12 +275,9 @@ def turn_and_mirror(batch):
     return mirror(torch.rot90(batch, int(torch.randint(4, ())), dims=(2, 3)))
 
 
-def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128,
-        teacher=None) -> None:
+def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128) -> None:
     """The training loop of both dice networks: AdamW with a one-cycle schedule and label
-    smoothing over the samples `pool` (indices into x, y), each batch through `augment`.
-    With a `teacher` network the model learns the teacher's probabilities of each augmented
-    batch instead of the labels `y` (distillation, `distil_classifier.py`)."""
+    smoothing over the samples `pool` (indices into x, y), each batch through `augment`."""
     import torch
 
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -293,25 +290,16 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
         total = correct = 0
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            batch = augment(x[idx])
-            logits = model(batch)
-            if teacher is None:
-                target = y[idx]
-                loss = loss_fn(logits, target)
-            else:
-                with torch.no_grad():
-                    taught = torch.softmax(teacher(batch), 1)
-                target = taught.argmax(1)
-                loss = torch.nn.functional.kl_div(torch.log_softmax(logits, 1), taught,
-                                                  reduction="batchmean")
+            logits = model(augment(x[idx]))
+            loss = loss_fn(logits, y[idx])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total += len(idx)
-            correct += (logits.argmax(1) == target).sum().item()
-        print(f"epoch {epoch + 1}/{epochs}: train {'agreement' if teacher else 'accuracy'} "
-              f"{correct / total:.4f} ({time.time() - t0:.0f} s)", flush=True)
+            correct += (logits.argmax(1) == y[idx]).sum().item()
+        print(f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
     model.eval()
 
 
