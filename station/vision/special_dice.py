@@ -58,8 +58,6 @@ TOP_FACE = 0.7                 # side around it, this share of its outline wide 
                                # die's top face may lie; the outlines are 1.2-1.9 faces wide)
 SURE_AROUND = 0.8              # a face read at those places counts from this sure (below it,
                                # 3 of 4 were wrong on validation trays: a neighbour's face)
-SURE_OVER_COCKED = 0.95        # a die read as cocked where it was found, not this surely, and
-                               # read flat at its top face takes a face read this sure
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
@@ -155,13 +153,10 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     within an eighth of a side of it, and the bearings are measured on a face of about
     `side`). The die is read where it was found, centred on the top face `centre_on_face`
     finds, and where a flat die's top face may lie (`_top_face_places`, counted from
-    `SURE_AROUND`); the surest face wins, read at its place (`centre`).
-
-    A die read as cocked where it was found stays cocked (a re-roll rather than a wrong
-    face) unless all of: it is read cocked there less than `SURE_OVER_COCKED` sure, its top
-    face reads cocked at less than even odds, and a face is read `SURE_OVER_COCKED` sure. A
-    flat die's outline shows its side faces too, which look like a leaning die's; a leaning
-    die's top face, read alone, still looks askew (special-dice.md, session 11)."""
+    `SURE_AROUND`); the surest face wins, read at its place (`centre`). A die read as
+    cocked where it was found stays cocked (a re-roll rather than a wrong face; letting a
+    sure face read elsewhere win took the flag from cocked dice, special-dice.md, session
+    11); one read as nothing there but cocked at its top face is cocked."""
     if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
     face = centre_on_face(image, x, y, outline_side)
@@ -170,13 +165,10 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     sure = [_face_of(p) for p in probs[:2]] + \
         [face if face >= SURE_AROUND else 0.0 for face in map(_face_of, probs[2:])]
     best = int(np.argmax(sure))
-    first_cocked = probs[0][COCKED] >= COCKED_PROBABILITY
-    flat_after_all = probs[0][COCKED] < SURE_OVER_COCKED and probs[1][COCKED] < 0.5 \
-        and sure[best] >= SURE_OVER_COCKED
-    if sure[best] > 0 and (not first_cocked or flat_after_all):
+    if probs[0][COCKED] >= COCKED_PROBABILITY:
+        return _reading(image, x, y, outline_side, probs[0])
+    if sure[best] > 0:
         return _reading(image, *places[best], probs[best])
-    if first_cocked:
-        return _reading(image, *places[0], probs[0])
     return _reading(image, *face, probs[1]) if probs[1][COCKED] >= COCKED_PROBABILITY else None
 
 
