@@ -177,8 +177,10 @@ def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
 @dataclass
 class TopFace:
     """A die's top face found in the image: its centre and side in pixels, and how square
-    its outline is (the short side of its smallest enclosing rectangle over the long one: a
-    flat die's top face seen from above is nearly square, a leaning die's is foreshortened)."""
+    it is: the square root of the smaller over the larger principal second moment of its
+    pixels, 1 for a square at any turn, the foreshortening for a tilted one (a flat die's top
+    face seen from above is nearly square, a leaning die's is foreshortened, also when it
+    tilts along a diagonal and shows as a rhombus of equal sides)."""
 
     x: float
     y: float
@@ -204,9 +206,9 @@ def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float
     if top is None:
         return None
     ys, xs = np.nonzero(top)
-    _, (a, b), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    low, high = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(np.float64)))
     return TopFace(x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA),
-                   min(a, b) / max(a, b, 1e-6))
+                   math.sqrt(max(low, 0.0) / max(high, 1e-9)))
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
