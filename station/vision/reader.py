@@ -26,7 +26,8 @@
    one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
    outward network on crops turned outward-up, at its centre and around it
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
-   a leaning die's).
+   a leaning die's); one still without a face is read on its top face found in the image,
+   when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
