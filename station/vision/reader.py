@@ -168,10 +168,10 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
     outward-up as the classifier in use reads them (`outward`: so turned, or not, whatever
     it reads); `turn` degrees more."""
     if not (outward_crops() if outward is None else outward):
-        return np.stack([source.crop(c.x, c.y, c.side, turn) for c in candidates])
+        return source.crops((c.x, c.y, c.side, turn) for c in candidates)
     h, w = source.image.shape[:2]
-    return np.stack([source.crop(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
-                     for c in candidates])
+    return source.crops((c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
+                        for c in candidates)
 
 
 def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None
@@ -684,7 +684,7 @@ def _sure_faces_taken(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int
 def _detail_votes(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
     """The detail network's class probabilities of the candidates, averaged over
     `DETAIL_TURNS`."""
-    crops = np.stack([source.crop(c.x, c.y, c.side, size=DETAIL_SIZE) for c in candidates])
+    crops = source.crops(((c.x, c.y, c.side, 0.0) for c in candidates), DETAIL_SIZE)
     votes = default_detail().predict(np.ascontiguousarray(
         np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in DETAIL_TURNS])))
     return votes.reshape(len(DETAIL_TURNS), len(candidates), CLASSES).mean(axis=0)

@@ -10,7 +10,8 @@
     reading.value        # scatter "arrow" / "hit"; artillery 2, 4, 6, 8, 10 or "misfire";
                          # None: the die is cocked (leaning on a die or the wall): re-roll
     reading.bearing_deg  # scatter: the arrow's direction in image coordinates, degrees
-                         # clockwise from image up (on HIT the small arrow's; None if none)
+                         # clockwise from image up (on HIT the small arrow's; None if none,
+                         # or on a die too small to show it: SMALL_ARROW_SIDE)
     reading.confidence   # 0..1
 
 Out of the box, no teaching at the table:
@@ -60,6 +61,10 @@ ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow 
     # dice the word's strokes break up into arrow-like marks at high levels.
 WHOLE_ARROW = (2.7, 0.05)   # elongation and area / side**2 of a whole arrow, shaft and head
                             # (measured 2.7-5.4 and 0.06-0.10 at those levels)
+SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow (a quarter of
+                            # the face long, a twentieth wide) is a blur of a few pixels; on
+                            # validation trays not one bearing read from it was right
+                            # (docs/special-dice.md, session 11): none is given
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 
 
@@ -106,7 +111,8 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     if label == "arrow":
         return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
                               confidence)
-    return SpecialReading("scatter", "hit", _small_arrow_of(_marks(crop, side)), confidence)
+    bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
+    return SpecialReading("scatter", "hit", bearing, confidence)
 
 
 def _likely_kind(probs: np.ndarray) -> str:
