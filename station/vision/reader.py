@@ -86,6 +86,7 @@ AWAY_CONE = 75.0              # from it, in the compass directions within this m
 HALF_A_DIE = 0.1              # a candidate read as a die this likely, but not a die, farther
 AROUND_CLEAR = 0.75           # than this x side from every die found, is looked around at
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
+AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
@@ -379,6 +380,9 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                 if d and math.hypot(c.x - k.x, c.y - k.y) <= SAME_DIE * side]
         centred.append(Candidate(float(np.mean([k.x for k in near])),
                                  float(np.mean([k.y for k in near])), side))
+    # ... and a size larger: the outline of such a die does not fill, so the dice of its
+    # tray were often sized small too (white dice on a white floor: read at half their box).
+    centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
     new = _elsewhere(_accept(centred, _classify(source, centred)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
 
