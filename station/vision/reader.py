@@ -87,6 +87,8 @@ AWAY_CONE = 75.0              # from it, in the compass directions within this m
 HALF_A_DIE = 0.1              # a candidate read as a die this likely, but not a die, farther
 AROUND_CLEAR = 0.75           # than this x side from every die found, is looked around at
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
+AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
+LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
@@ -313,7 +315,14 @@ def _search(source: CropSource, work_side: int, skip=None
     probs = _classify(source, candidates)
     dice = _accept(candidates, probs)
     if not dice:
-        return [], edges
+        # No die read at its outline: a lone die the colour of the floor (a single die
+        # rolled) may still be found around the places half taken for one.
+        dice = _look_around(source, [], candidates, probs, None, skip) or \
+            _lone_die(source, candidates, skip)
+        if not dice:
+            return [], edges
+        candidates = candidates + [c for c, _ in dice]
+        probs = np.concatenate([probs, np.array([p for _, p in dice])])
     # Dice in one tray are one size: a candidate much smaller or larger than the typical die
     # (a blob that did not fill, two dice in one blob) is read again at the typical size.
     side = float(np.median([c.side for c, _ in dice]))
@@ -344,7 +353,7 @@ def _search(source: CropSource, work_side: int, skip=None
 
 
 def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                 candidates: list[Candidate], probs: np.ndarray, side: float, skip
+                 candidates: list[Candidate], probs: np.ndarray, side: float | None, skip
                  ) -> list[tuple[Candidate, np.ndarray]]:
     """Dice whose outline stays under the edge threshold (white on a white floor, grey on
     cardboard) leave candidates off their centre, which the classifier, trained on centred
@@ -354,8 +363,8 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found there is read once more at the centre of the looks that took it for a die, and
     counts when that reading is a face read `SURE_FACE` sure (as for the outward and away
     looks; less sure ones included a floor speck and a die read by its side face on the
-    benchmark's frames:
-    docs/vision.md, eighth session)."""
+    benchmark's frames: docs/vision.md, eighth session). The places are cut at the dice's
+    `side`, or, with None (no die found yet), each at its candidate's own."""
     p_die = 1.0 - probs[:, NOT_A_DIE]
     half = np.flatnonzero((p_die >= HALF_A_DIE) & (p_die < DIE_PROBABILITY))
     if not len(half):
@@ -363,12 +372,12 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found = [c for c, _ in dice]
     places: list[Candidate] = []
     for i in half[np.argsort(-p_die[half], kind="stable")]:
-        c = candidates[i]
-        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_CLEAR * max(side, k.side)
+        c = candidates[i] if side is None else Candidate(candidates[i].x, candidates[i].y, side)
+        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_CLEAR * max(c.side, k.side)
                for k in found) and \
-                all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
+                all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * c.side for k in places):
             places.append(c)
-    looks = _off([k for c in places for k in around(c.x, c.y, side, AROUND_STEP)], skip)
+    looks = _off([k for c in places for k in around(c.x, c.y, c.side, AROUND_STEP)], skip)
     if not looks:
         return dice
     probs = _classify(source, looks)
@@ -380,11 +389,29 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     centred = []
     for c, _ in new:
         near = [k for k, d in zip(looks, is_die)
-                if d and math.hypot(c.x - k.x, c.y - k.y) <= SAME_DIE * side]
+                if d and math.hypot(c.x - k.x, c.y - k.y) <= SAME_DIE * c.side]
         centred.append(Candidate(float(np.mean([k.x for k in near])),
-                                 float(np.mean([k.y for k in near])), side))
+                                 float(np.mean([k.y for k in near])), c.side))
+    # ... and a size larger: the outline of such a die does not fill, so the dice of its
+    # tray were often sized small too (white dice on a white floor: read at half their box).
+    centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
     new = _elsewhere(_accept(centred, _classify(source, centred)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
+
+
+def _lone_die(source: CropSource, candidates: list[Candidate], skip
+              ) -> list[tuple[Candidate, np.ndarray]]:
+    """A lone die whose outline did not fill at all (white on a white floor) leaves a blob
+    of its pips only, a candidate too small for the die: each candidate is read at
+    `LONE_GROW` times its side; a pip face read `SURE_FACE` sure is a die (so large a crop
+    of a lone d6 can look like a special die to the classifier), and else the places so
+    read half taken for a die are looked around (`_look_around`)."""
+    if not candidates:
+        return []
+    grown = [Candidate(c.x, c.y, c.side * k) for k in LONE_GROW for c in candidates]
+    probs = _classify(source, grown)
+    return [(c, p) for c, p in _accept(grown, probs) if _pip_face(p, SURE_FACE)] or \
+        _look_around(source, [], grown, probs, None, skip)
 
 
 def _elsewhere(dice: list[tuple[Candidate, np.ndarray]], found: list[Candidate]
