@@ -175,12 +175,34 @@ def _cut_at(image, x, y, side) -> tuple[np.ndarray, tuple[int, int]]:
 def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
                    ) -> tuple[float, float, float]:
     """(x, y, side) of the top face of the die a segmenter found at (x, y) with the side of
-    its outline (1 to 1.8 top faces, and up to a third of a side off its centre): of the top
-    faces found for a few guesses of the face's side, the one whose area fits its guess
-    best. Unchanged when none fits within 30 %."""
+    its outline (`find_top_face`). Unchanged when none fits within 30 %."""
+    face = find_top_face(image, x, y, outline_side)
+    return (x, y, outline_side) if face is None else (face.x, face.y, face.side)
+
+
+@dataclass
+class TopFace:
+    """A die's top face found in the image: its centre and side in pixels, and how square
+    it is: the square root of the smaller over the larger principal second moment of its
+    pixels, 1 for a square at any turn, the foreshortening for a tilted one (a flat die's top
+    face seen from above is nearly square, a leaning die's is foreshortened, also when it
+    tilts along a diagonal and shows as a rhombus of equal sides)."""
+
+    x: float
+    y: float
+    side: float
+    squareness: float
+
+
+def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float
+                  ) -> TopFace | None:
+    """The top face of the die a segmenter found at (x, y) with the side of its outline (1
+    to 1.8 top faces, and up to a third of a side off its centre): of the top faces found
+    for a few guesses of the face's side, the one whose area fits its guess best. None when
+    none fits within 30 %."""
     crop, (x0, y0) = _cut_at(image, x, y, outline_side)
     if min(crop.shape[:2]) < 6:
-        return x, y, outline_side
+        return None
     best, top = math.log(1.3), None
     for guess in outline_side / np.array(OUTLINE_TO_FACE):
         region = _top_face(crop, guess)
@@ -188,9 +210,11 @@ def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
         if miss < best:
             best, top = miss, region
     if top is None:
-        return x, y, outline_side
+        return None
     ys, xs = np.nonzero(top)
-    return x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA)
+    low, high = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(np.float64)))
+    return TopFace(x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA),
+                   math.sqrt(max(low, 0.0) / max(high, 1e-9)))
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
