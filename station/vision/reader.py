@@ -26,7 +26,8 @@
    one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
    outward network on crops turned outward-up, at its centre and around it
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
-   a leaning die's).
+   a leaning die's); one still without a face is read on its top face found in the image,
+   when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
@@ -50,7 +51,7 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
                                        default_outward, normalise, outward_crops)
 from station.vision.colour import colour_name
 from station.vision.crops import OUTWARD_JITTER, CropSource, outward_angle, pyramid_level
-from station.vision.special_dice import read_segmented
+from station.vision.special_dice import find_top_face, read_segmented
 from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
                                     blob_distances, cluster_candidates, density_candidates,
                                     edge_map, filled_blobs, strong_edges)
@@ -86,14 +87,20 @@ AWAY_CONE = 75.0              # from it, in the compass directions within this m
 HALF_A_DIE = 0.1              # a candidate read as a die this likely, but not a die, farther
 AROUND_CLEAR = 0.75           # than this x side from every die found, is looked around at
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
+AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
+LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
-                              # validation the first wrong value came between 0.5 and 0.6)
+                              # validation the first wrong value came between 0.5 and 0.6),
+DETAIL_SMALLER = 0.8          # else, read again this x its side, likewise
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
 OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
 OUTWARD_AGREE = 2             # `TOP_FACE` as large, the face this many looks read `SURE_FACE`
                               # sure (none leaning as sure; docs/vision.md, "More places")
+SQUARE = 0.93                 # a faceless die's top face found in the image at least this
+FACE_TO_DIE = 1.2             # square is read at this x its side (docs/vision.md, eleventh
+FACE_SEARCH = 64              # session); sought where its outline is at most this many pixels
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -164,10 +171,10 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
     outward-up as the classifier in use reads them (`outward`: so turned, or not, whatever
     it reads); `turn` degrees more."""
     if not (outward_crops() if outward is None else outward):
-        return np.stack([source.crop(c.x, c.y, c.side, turn) for c in candidates])
+        return source.crops((c.x, c.y, c.side, turn) for c in candidates)
     h, w = source.image.shape[:2]
-    return np.stack([source.crop(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
-                     for c in candidates])
+    return source.crops((c.x, c.y, c.side, outward_angle(c.x, c.y, w, h) + turn)
+                        for c in candidates)
 
 
 def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None
@@ -309,7 +316,14 @@ def _search(source: CropSource, work_side: int, skip=None
     probs = _classify(source, candidates)
     dice = _accept(candidates, probs)
     if not dice:
-        return [], edges
+        # No die read at its outline: a lone die the colour of the floor (a single die
+        # rolled) may still be found around the places half taken for one.
+        dice = _look_around(source, [], candidates, probs, None, skip) or \
+            _lone_die(source, candidates, skip)
+        if not dice:
+            return [], edges
+        candidates = candidates + [c for c, _ in dice]
+        probs = np.concatenate([probs, np.array([p for _, p in dice])])
     # Dice in one tray are one size: a candidate much smaller or larger than the typical die
     # (a blob that did not fill, two dice in one blob) is read again at the typical size.
     side = float(np.median([c.side for c, _ in dice]))
@@ -336,11 +350,11 @@ def _search(source: CropSource, work_side: int, skip=None
         dice = list(zip(found, probs))
     looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
     looked = _one_pip_look(source, _join_halves(source, _detail_look(source, looked)))
-    return _outward_opinion(source, looked), edges
+    return _top_face_look(source, _outward_opinion(source, looked)), edges
 
 
 def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                 candidates: list[Candidate], probs: np.ndarray, side: float, skip
+                 candidates: list[Candidate], probs: np.ndarray, side: float | None, skip
                  ) -> list[tuple[Candidate, np.ndarray]]:
     """Dice whose outline stays under the edge threshold (white on a white floor, grey on
     cardboard) leave candidates off their centre, which the classifier, trained on centred
@@ -350,8 +364,8 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found there is read once more at the centre of the looks that took it for a die, and
     counts when that reading is a face read `SURE_FACE` sure (as for the outward and away
     looks; less sure ones included a floor speck and a die read by its side face on the
-    benchmark's frames:
-    docs/vision.md, eighth session)."""
+    benchmark's frames: docs/vision.md, eighth session). The places are cut at the dice's
+    `side`, or, with None (no die found yet), each at its candidate's own."""
     p_die = 1.0 - probs[:, NOT_A_DIE]
     half = np.flatnonzero((p_die >= HALF_A_DIE) & (p_die < DIE_PROBABILITY))
     if not len(half):
@@ -359,12 +373,12 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found = [c for c, _ in dice]
     places: list[Candidate] = []
     for i in half[np.argsort(-p_die[half], kind="stable")]:
-        c = candidates[i]
-        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_CLEAR * max(side, k.side)
+        c = candidates[i] if side is None else Candidate(candidates[i].x, candidates[i].y, side)
+        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_CLEAR * max(c.side, k.side)
                for k in found) and \
-                all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
+                all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * c.side for k in places):
             places.append(c)
-    looks = _off([k for c in places for k in around(c.x, c.y, side, AROUND_STEP)], skip)
+    looks = _off([k for c in places for k in around(c.x, c.y, c.side, AROUND_STEP)], skip)
     if not looks:
         return dice
     probs = _classify(source, looks)
@@ -376,11 +390,29 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     centred = []
     for c, _ in new:
         near = [k for k, d in zip(looks, is_die)
-                if d and math.hypot(c.x - k.x, c.y - k.y) <= SAME_DIE * side]
+                if d and math.hypot(c.x - k.x, c.y - k.y) <= SAME_DIE * c.side]
         centred.append(Candidate(float(np.mean([k.x for k in near])),
-                                 float(np.mean([k.y for k in near])), side))
+                                 float(np.mean([k.y for k in near])), c.side))
+    # ... and a size larger: the outline of such a die does not fill, so the dice of its
+    # tray were often sized small too (white dice on a white floor: read at half their box).
+    centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
     new = _elsewhere(_accept(centred, _classify(source, centred)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
+
+
+def _lone_die(source: CropSource, candidates: list[Candidate], skip
+              ) -> list[tuple[Candidate, np.ndarray]]:
+    """A lone die whose outline did not fill at all (white on a white floor) leaves a blob
+    of its pips only, a candidate too small for the die: each candidate is read at
+    `LONE_GROW` times its side; a pip face read `SURE_FACE` sure is a die (so large a crop
+    of a lone d6 can look like a special die to the classifier), and else the places so
+    read half taken for a die are looked around (`_look_around`)."""
+    if not candidates:
+        return []
+    grown = [Candidate(c.x, c.y, c.side * k) for k in LONE_GROW for c in candidates]
+    probs = _classify(source, grown)
+    return [(c, p) for c, p in _accept(grown, probs) if _pip_face(p, SURE_FACE)] or \
+        _look_around(source, [], grown, probs, None, skip)
 
 
 def _elsewhere(dice: list[tuple[Candidate, np.ndarray]], found: list[Candidate]
@@ -607,6 +639,50 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
     return read
 
 
+def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                   ) -> list[tuple[Candidate, np.ndarray]]:
+    """Pip dice still read without a face are read again on their top face, found in the
+    image (`special_dice.find_top_face`: the body-coloured region around the die's centre;
+    sought on the crop pyramid's level where the die is at most `FACE_SEARCH` pixels wide,
+    in less than half the time on the validation trays, the same readings), when it is at
+    least `SQUARE` square and at no other die's place (`SAME_DIE`): the committed classifier
+    reads a crop there `FACE_TO_DIE` times the face's side (as it was trained on flat dice),
+    and a face read `SURE_FACE` sure, not special, wins, at its place.
+
+    A flat die seen obliquely (two side faces show) or touching a neighbour is found off its
+    top face, at an outline half again as large: on validation its detection lay 0.43 top
+    faces off the top face's centre (median; 0.13 for the flat dice read), where no look
+    reads it, while a crop at the top face read most of them. A leaning die's tilted top
+    face reads as surely as a face there, but is foreshortened, which a flat die's seen
+    from above is hardly: hence the squareness (docs/vision.md, eleventh session)."""
+    chosen = [i for i, (_, p) in enumerate(dice)
+              if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
+    looks, which = [], []
+    for i in chosen:
+        c = dice[i][0]
+        level = pyramid_level(c.side, FACE_SEARCH)
+        fx, fy = source.scale(level)
+        face = find_top_face(source.level(level), (c.x + 0.5) * fx - 0.5, (c.y + 0.5) * fy - 0.5,
+                             c.side * fx)
+        if face is None or face.squareness < SQUARE:
+            continue
+        look = Candidate((face.x + 0.5) / fx - 0.5, (face.y + 0.5) / fy - 0.5,
+                         face.side / fx * FACE_TO_DIE)
+        if any(math.hypot(look.x - k.x, look.y - k.y) <= SAME_DIE * max(look.side, k.side)
+               for j, (k, _) in enumerate(dice) if j != i):
+            continue
+        looks.append(look)
+        which.append(i)
+    if not looks:
+        return dice
+    probs = _classify(source, looks)
+    dice = list(dice)
+    for look, p, i in zip(looks, probs, which):
+        if _sure_face(p) and int(p[1:].argmax()) + 1 != SPECIAL:
+            dice[i] = (look, p)
+    return dice
+
+
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                  ) -> list[tuple[Candidate, np.ndarray]]:
     """Dice still undecided (read as a face, none of them surely enough) are read by the
@@ -618,6 +694,14 @@ def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     if not chosen or default_detail() is None:
         return dice
     votes = _detail_votes(source, [dice[i][0] for i in chosen])
+    dice = _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
+    # Still undecided: read a size smaller (a die seen much from the side is sized by its
+    # whole outline; its top face, and the pips the detail network reads, are smaller).
+    chosen = [i for i in chosen if _undecided(dice[i][1])]
+    if not chosen:
+        return dice
+    votes = _detail_votes(source, [Candidate(c.x, c.y, c.side * DETAIL_SMALLER)
+                                   for c in (dice[i][0] for i in chosen)])
     return _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
 
 
@@ -636,7 +720,7 @@ def _sure_faces_taken(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int
 def _detail_votes(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
     """The detail network's class probabilities of the candidates, averaged over
     `DETAIL_TURNS`."""
-    crops = np.stack([source.crop(c.x, c.y, c.side, size=DETAIL_SIZE) for c in candidates])
+    crops = source.crops(((c.x, c.y, c.side, 0.0) for c in candidates), DETAIL_SIZE)
     votes = default_detail().predict(np.ascontiguousarray(
         np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in DETAIL_TURNS])))
     return votes.reshape(len(DETAIL_TURNS), len(candidates), CLASSES).mean(axis=0)

@@ -10,7 +10,8 @@
     reading.value        # scatter "arrow" / "hit"; artillery 2, 4, 6, 8, 10 or "misfire";
                          # None: the die is cocked (leaning on a die or the wall): re-roll
     reading.bearing_deg  # scatter: the arrow's direction in image coordinates, degrees
-                         # clockwise from image up (on HIT the small arrow's; None if none)
+                         # clockwise from image up (on HIT the small arrow's; None if none,
+                         # or on a die too small to show it: SMALL_ARROW_SIDE)
     reading.confidence   # 0..1
 
 Out of the box, no teaching at the table:
@@ -66,6 +67,10 @@ ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow 
     # dice the word's strokes break up into arrow-like marks at high levels.
 WHOLE_ARROW = (2.7, 0.05)   # elongation and area / side**2 of a whole arrow, shaft and head
                             # (measured 2.7-5.4 and 0.06-0.10 at those levels)
+SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow (a quarter of
+                            # the face long, a twentieth wide) is a blur of a few pixels; on
+                            # validation trays not one bearing read from it was right
+                            # (docs/special-dice.md, session 11): none is given
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 
 
@@ -120,8 +125,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     if label == "arrow":
         return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
                               confidence, (x, y))
-    return SpecialReading("scatter", "hit", _small_arrow_of(_marks(crop, side)), confidence,
-                          (x, y))
+    bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
+    return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
 
 
 def _face_of(probs: np.ndarray) -> float:
@@ -218,12 +223,34 @@ def _cut_at(image, x, y, side) -> tuple[np.ndarray, tuple[int, int]]:
 def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
                    ) -> tuple[float, float, float]:
     """(x, y, side) of the top face of the die a segmenter found at (x, y) with the side of
-    its outline (1 to 1.8 top faces, and up to a third of a side off its centre): of the top
-    faces found for a few guesses of the face's side, the one whose area fits its guess
-    best. Unchanged when none fits within 30 %."""
+    its outline (`find_top_face`). Unchanged when none fits within 30 %."""
+    face = find_top_face(image, x, y, outline_side)
+    return (x, y, outline_side) if face is None else (face.x, face.y, face.side)
+
+
+@dataclass
+class TopFace:
+    """A die's top face found in the image: its centre and side in pixels, and how square
+    it is: the square root of the smaller over the larger principal second moment of its
+    pixels, 1 for a square at any turn, the foreshortening for a tilted one (a flat die's top
+    face seen from above is nearly square, a leaning die's is foreshortened, also when it
+    tilts along a diagonal and shows as a rhombus of equal sides)."""
+
+    x: float
+    y: float
+    side: float
+    squareness: float
+
+
+def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float
+                  ) -> TopFace | None:
+    """The top face of the die a segmenter found at (x, y) with the side of its outline (1
+    to 1.8 top faces, and up to a third of a side off its centre): of the top faces found
+    for a few guesses of the face's side, the one whose area fits its guess best. None when
+    none fits within 30 %."""
     crop, (x0, y0) = _cut_at(image, x, y, outline_side)
     if min(crop.shape[:2]) < 6:
-        return x, y, outline_side
+        return None
     best, top = math.log(1.3), None
     for guess in outline_side / np.array(OUTLINE_TO_FACE):
         region = _top_face(crop, guess)
@@ -231,9 +258,11 @@ def centre_on_face(image: np.ndarray, x: float, y: float, outline_side: float
         if miss < best:
             best, top = miss, region
     if top is None:
-        return x, y, outline_side
+        return None
     ys, xs = np.nonzero(top)
-    return x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA)
+    low, high = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(np.float64)))
+    return TopFace(x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA),
+                   math.sqrt(max(low, 0.0) / max(high, 1e-9)))
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:

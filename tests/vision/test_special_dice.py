@@ -58,6 +58,28 @@ def test_hit_faces_small_arrow_bearings():
     assert measured >= 4
 
 
+def test_no_small_arrow_bearing_on_dice_too_small_to_show_it(monkeypatch):
+    """A HIT face's small arrow on a die under `SMALL_ARROW_SIDE` pixels is a few pixels of
+    blur: the face is read, but no bearing is guessed (the player is asked for it). The
+    same dice, their threshold lowered, are given one, so the test can fail."""
+    small = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        shot = render_roll([Face("scatter", "hit", float(rng.uniform(0, 360)))], rng,
+                           size=(640, 480), die_mm=10.0)
+        truth = shot.truth[0]
+        if truth.bearing_deg is not None and side_px(truth) < special_dice.SMALL_ARROW_SIDE:
+            got = read(shot, truth)
+            if got is not None and got.value == "hit":
+                small.append((shot, truth))
+                assert got.bearing_deg is None, f"seed {seed}: {got.bearing_deg}"
+        if len(small) == 3:
+            break
+    assert len(small) == 3
+    monkeypatch.setattr(special_dice, "SMALL_ARROW_SIDE", 0)
+    assert any(read(shot, truth).bearing_deg is not None for shot, truth in small)
+
+
 def test_a_small_sample_of_trays():
     """Every special face of a fixed sample, in the renderer's fonts; d6 dice left alone."""
     rng = np.random.default_rng(77)
