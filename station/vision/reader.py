@@ -828,6 +828,7 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
         if special is not None:
             die.kind, die.value = special.kind, special.value
             die.bearing_deg = special.bearing_deg
+            die.center = special.centre or die.center     # its top face, where it was read
             die.confidence = min(confidence, special.confidence)
             if special.value is None:     # leaning on a die or the wall: re-roll it
                 die.flags.append("cocked")

@@ -53,6 +53,12 @@ MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
 COCKED_PROBABILITY = 0.8    # P(cocked) from which a die is flagged cocked, not read
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
+OUTWARD = (0.03, 0.06, 0.09)   # a segmented die is also read this share of its distance to the
+AROUND = 0.25                  # frame's centre farther out, and this share of its outline's
+TOP_FACE = 0.7                 # side around it, this share of its outline wide (where a flat
+                               # die's top face may lie; the outlines are 1.2-1.9 faces wide)
+SURE_AROUND = 0.8              # a face read at those places counts from this sure (below it,
+                               # 3 of 4 were wrong on validation trays: a neighbour's face)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
@@ -74,6 +80,8 @@ class SpecialReading:
     value: int | str | None      # None: cocked
     bearing_deg: float | None
     confidence: float
+    centre: tuple[float, float] | None = None   # where it was read (`read_segmented`: its
+                                                # top face's centre), frame pixels
 
 
 @dataclass
@@ -96,23 +104,39 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     """
     if side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
-    probs = _model().predict(face_crop(image, x, y, side))
+    return _reading(image, x, y, side, _model().predict(face_crop(image, x, y, side)))
+
+
+def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray
+             ) -> SpecialReading | None:
+    """The reading of the die at (x, y), `side` wide, whose face network probabilities are
+    `probs`: cocked, a face (with its bearing, measured here), or None."""
     cocked = float(probs[COCKED])
     if cocked >= COCKED_PROBABILITY:
-        return SpecialReading(_likely_kind(probs), None, None, cocked)
+        return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
     probs = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
     best = int(np.argmax(probs))
     label, confidence = CLASSES[best], float(probs[best])
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
     if label not in ("arrow", "hit"):
-        return SpecialReading("artillery", label, None, confidence)
+        return SpecialReading("artillery", label, None, confidence, (x, y))
     crop = _cut(image, x, y, side)
     if label == "arrow":
         return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
-                              confidence)
+                              confidence, (x, y))
     bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
-    return SpecialReading("scatter", "hit", bearing, confidence)
+    return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
+
+
+def _face_of(probs: np.ndarray) -> float:
+    """How surely `probs` read a flat special face (P(face | flat)), 0 when they read none
+    (pips, no die, cocked, or below `MIN_PROBABILITY`)."""
+    if probs[COCKED] >= COCKED_PROBABILITY:
+        return 0.0
+    flat = probs[:COCKED] / max(1.0 - float(probs[COCKED]), 1e-6)
+    best = int(np.argmax(flat))
+    return float(flat[best]) if best != 0 and flat[best] >= MIN_PROBABILITY else 0.0
 
 
 def _likely_kind(probs: np.ndarray) -> str:
@@ -130,19 +154,43 @@ def _likely_kind(probs: np.ndarray) -> str:
 def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
                    ) -> SpecialReading | None:
     """`read_special` for a die as a segmenter found it: (x, y) and the side of its outline,
-    the centre up to a third of a side off the top face's (the face network learned dice
-    cut within an eighth of a side of it, and the bearings are measured on a face of about
-    `side`). A die read as cocked where it was found stays cocked (a re-roll asked for
-    rather than a wrong face); otherwise it is read again centred on its top face
-    (`centre_on_face`), and that reading wins unless it is none or cocked."""
-    first = read_special(image, x, y, outline_side)
-    if first is not None and first.value is None:
-        return first
+    the centre up to half a side off the top face's (the face network learned dice cut
+    within an eighth of a side of it, and the bearings are measured on a face of about
+    `side`). The die is read where it was found, centred on the top face `centre_on_face`
+    finds, and where a flat die's top face may lie (`_top_face_places`, counted from
+    `SURE_AROUND`); the surest face wins, read at its place (`centre`). A die read as
+    cocked where it was found stays cocked (a re-roll rather than a wrong face; letting a
+    sure face read elsewhere win took the flag from cocked dice, special-dice.md, session
+    11); one read as nothing there but cocked at its top face is cocked."""
+    if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
+        return None
     face = centre_on_face(image, x, y, outline_side)
-    again = read_special(image, *face) if face != (x, y, outline_side) else None
-    if again is not None and (again.value is not None or first is None):
-        return again
-    return first
+    places = [(x, y, outline_side), face] + _top_face_places(image, x, y, outline_side)
+    probs = _model().predict_many([face_crop(image, *place) for place in places])
+    sure = [_face_of(p) for p in probs[:2]] + \
+        [face if face >= SURE_AROUND else 0.0 for face in map(_face_of, probs[2:])]
+    best = int(np.argmax(sure))
+    if probs[0][COCKED] >= COCKED_PROBABILITY:
+        return _reading(image, x, y, outline_side, probs[0])
+    if sure[best] > 0:
+        return _reading(image, *places[best], probs[best])
+    return _reading(image, *face, probs[1]) if probs[1][COCKED] >= COCKED_PROBABILITY else None
+
+
+def _top_face_places(image: np.ndarray, x: float, y: float, outline_side: float
+                     ) -> list[tuple[float, float, float]]:
+    """Where a flat die's top face may lie in the outline found at (x, y), `TOP_FACE` of
+    its side wide: a camera above the tray sees a die away from the frame's centre partly
+    from the side, and its top face, the highest, lies outward of the outline's centre
+    (`OUTWARD` of the distance to the frame's centre); a tilted camera or the die's shadow
+    move it elsewhere, so also `AROUND` of the outline's side away in the eight compass
+    directions. The places inside the frame."""
+    h, w = image.shape[:2]
+    side = outline_side * TOP_FACE
+    places = [(x + k * (x - w / 2), y + k * (y - h / 2)) for k in OUTWARD] + \
+        [(x + AROUND * outline_side * math.cos(a), y + AROUND * outline_side * math.sin(a))
+         for a in np.arange(8) * (math.pi / 4)]
+    return [(px, py, side) for px, py in places if 0 <= px < w and 0 <= py < h]
 
 
 def face_crop(image: np.ndarray, x: float, y: float, side: float,
@@ -456,11 +504,15 @@ class _FaceNet:
     def predict(self, crop: np.ndarray) -> np.ndarray:
         """Class probabilities of one FACE_CROP crop, averaged over its four quarter turns
         (numerals and words read whichever way up they lie)."""
-        turns = np.stack([np.rot90(crop, k) for k in range(4)])
+        return self.predict_many([crop])[0]
+
+    def predict_many(self, crops: list[np.ndarray]) -> np.ndarray:
+        """`predict` of several crops in one network call: one row each."""
+        turns = np.stack([np.rot90(crop, k) for crop in crops for k in range(4)])
         self.net.setInput(normalise(turns))
-        logits = self.net.forward().reshape(4, len(CLASSES))
-        p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return (p / p.sum(axis=1, keepdims=True)).mean(axis=0)
+        logits = self.net.forward().reshape(len(crops), 4, len(CLASSES))
+        p = np.exp(logits - logits.max(axis=2, keepdims=True))
+        return (p / p.sum(axis=2, keepdims=True)).mean(axis=1)
 
 
 @functools.cache

@@ -44,3 +44,20 @@ def test_cocked_special_dice_are_flagged_by_the_reader():
             flagged += bool(seen) and all(d.value is None and "cocked" in d.flags for d in seen)
     assert cocked >= 4
     assert flagged >= cocked - 1, f"{flagged}/{cocked} cocked special dice flagged"
+
+
+def test_a_flat_special_die_seen_from_the_side_is_read_at_its_top_face():
+    """The outline the reader finds holds the die's side faces and shadow too: its centre
+    lies up to half a side off the top face's, and a crop there looks like a leaning die.
+    Read where its top face lies, this scatter die (flat, its arrow plain to see) is an
+    arrow with its bearing, reported at its top face (before: a cocked d6; RULES.md SCAT-2)."""
+    shot = random_tray(np.random.default_rng(23), size=(1280, 960), dice=(0, 2),
+                       special={"scatter": (1, 1), "artillery": (1, 1)})
+    dice = read_tray(shot.image)
+    for truth in shot.truth:
+        side = truth.box[2] - truth.box[0]
+        got = [d for d in dice if math.dist(d.center, truth.center) < side / 3]
+        assert [(d.kind, d.value) for d in got] == [(truth.kind, truth.value)]
+        if truth.kind == "scatter":
+            error = abs((got[0].bearing_deg - truth.bearing_deg + 180) % 360 - 180)
+            assert error < 5.0
