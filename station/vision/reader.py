@@ -91,8 +91,7 @@ AROUND_GROW = 1.3             # ... and a die found there read at its side and t
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
-                              # validation the first wrong value came between 0.5 and 0.6),
-DETAIL_SMALLER = 0.8          # else, read again this x its side, likewise
+                              # validation the first wrong value came between 0.5 and 0.6)
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
 OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
@@ -694,14 +693,6 @@ def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     if not chosen or default_detail() is None:
         return dice
     votes = _detail_votes(source, [dice[i][0] for i in chosen])
-    dice = _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
-    # Still undecided: read a size smaller (a die seen much from the side is sized by its
-    # whole outline; its top face, and the pips the detail network reads, are smaller).
-    chosen = [i for i in chosen if _undecided(dice[i][1])]
-    if not chosen:
-        return dice
-    votes = _detail_votes(source, [Candidate(c.x, c.y, c.side * DETAIL_SMALLER)
-                                   for c in (dice[i][0] for i in chosen)])
     return _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
 
 

@@ -85,28 +85,3 @@ def test_detail_look_takes_no_unsure_face(monkeypatch, reading):
     source = CropSource(np.full((100, 100, 3), 128, np.uint8))
     dice = [(Candidate(50, 50, 30), reading(3, 0.4))]
     assert reader._detail_look(source, dice)[0][1] is dice[0][1]
-
-
-def test_an_undecided_die_is_read_again_a_size_smaller(monkeypatch, reading):
-    """A die the detail network cannot decide at its side is read again at
-    `DETAIL_SMALLER` of it (its top face's pips, sized by the whole outline, looked small);
-    a face read there `DETAIL_SURE` sure is taken, and the die keeps its place and size."""
-    seen = []
-
-    def votes(source, candidates):
-        seen.append([c.side for c in candidates])
-        return np.array([reading(5, 0.9 if c.side < 30 else 0.4) for c in candidates])
-
-    monkeypatch.setattr(reader, "_detail_votes", votes)
-    monkeypatch.setattr(reader, "default_detail", lambda: SureOfFive())
-    source = CropSource(np.full((100, 100, 3), 128, np.uint8))
-    die = Candidate(50, 50, 30)
-    looked = reader._detail_look(source, [(die, reading(3, 0.4))])
-    assert seen == [[30], [30 * reader.DETAIL_SMALLER]]
-    assert looked[0][0] is die and int(looked[0][1].argmax()) == 5
-    # Read surely at its own side, it is not read again.
-    seen.clear()
-    monkeypatch.setattr(reader, "_detail_votes", lambda source, candidates: (
-        seen.append(1), np.array([reading(4, 0.9)] * len(candidates)))[1])
-    assert int(reader._detail_look(source, [(die, reading(3, 0.4))])[0][1].argmax()) == 4
-    assert seen == [1]
