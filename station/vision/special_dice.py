@@ -59,6 +59,11 @@ TOP_FACE = 0.7                 # side around it, this share of its outline wide 
                                # die's top face may lie; the outlines are 1.2-1.9 faces wide)
 SURE_AROUND = 0.8              # a face read at those places counts from this sure (below it,
                                # 3 of 4 were wrong on validation trays: a neighbour's face)
+SURE_HIT = 0.8              # `read_segmented`: a HIT face counts from this sure. Dice come
+                            # there from the pip reader, and a pip 1 with a glare spot reads
+                            # as HIT: on validation trays 11 of 14 wrong HITs (9 of them pip
+                            # dice) were read 0.50-0.78 sure, 3 of 152 right ones
+                            # (docs/special-dice.md, session 12)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
@@ -131,12 +136,13 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
 
 def _face_of(probs: np.ndarray) -> float:
     """How surely `probs` read a flat special face (P(face | flat)), 0 when they read none
-    (pips, no die, cocked, or below `MIN_PROBABILITY`)."""
+    (pips, no die, cocked, below `MIN_PROBABILITY`, or a HIT below `SURE_HIT`)."""
     if probs[COCKED] >= COCKED_PROBABILITY:
         return 0.0
     flat = probs[:COCKED] / max(1.0 - float(probs[COCKED]), 1e-6)
     best = int(np.argmax(flat))
-    return float(flat[best]) if best != 0 and flat[best] >= MIN_PROBABILITY else 0.0
+    least = SURE_HIT if CLASSES[best] == "hit" else MIN_PROBABILITY
+    return float(flat[best]) if best != 0 and flat[best] >= least else 0.0
 
 
 def _likely_kind(probs: np.ndarray) -> str:
@@ -158,7 +164,8 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     within an eighth of a side of it, and the bearings are measured on a face of about
     `side`). The die is read where it was found, centred on the top face `centre_on_face`
     finds, and where a flat die's top face may lie (`_top_face_places`, counted from
-    `SURE_AROUND`); the surest face wins, read at its place (`centre`). A die read as
+    `SURE_AROUND`; a HIT everywhere from `SURE_HIT`: the pip reader sends pip dice here too);
+    the surest face wins, read at its place (`centre`). A die read as
     cocked where it was found stays cocked (a re-roll rather than a wrong face; letting a
     sure face read elsewhere win took the flag from cocked dice, special-dice.md, session
     11); one read as nothing there but cocked at its top face is cocked."""
