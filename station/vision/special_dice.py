@@ -59,11 +59,13 @@ TOP_FACE = 0.7                 # side around it, this share of its outline wide 
                                # die's top face may lie; the outlines are 1.2-1.9 faces wide)
 SURE_AROUND = 0.8              # a face read at those places counts from this sure (below it,
                                # 3 of 4 were wrong on validation trays: a neighbour's face)
-SURE_HIT = 0.8              # `read_segmented`: a HIT face counts from this sure. Dice come
-                            # there from the pip reader, and a pip 1 with a glare spot reads
-                            # as HIT: on validation trays 11 of 14 wrong HITs (9 of them pip
-                            # dice) were read 0.50-0.78 sure, 3 of 152 right ones
-                            # (docs/special-dice.md, session 12)
+SURE_HIT = (0.8, 40)        # `read_segmented`: a HIT face on a die whose outline is at least
+                            # 40 px wide counts from 0.8 sure. Dice come there from the pip
+                            # reader, and a pip 1 with a glare spot reads as HIT: on validation
+                            # trays 7 wrong HITs of pip dice were read 0.50-0.75 sure on outlines
+                            # of 58-141 px, while every right HIT read under 0.8 was on a die
+                            # under 30 px, whose word is a few pixels high (special-dice.md,
+                            # session 12)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
@@ -134,14 +136,17 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
 
 
-def _face_of(probs: np.ndarray) -> float:
+def _face_of(probs: np.ndarray, outline_side: float) -> float:
     """How surely `probs` read a flat special face (P(face | flat)), 0 when they read none
-    (pips, no die, cocked, below `MIN_PROBABILITY`, or a HIT below `SURE_HIT`)."""
+    (pips, no die, cocked, below `MIN_PROBABILITY`, or a HIT below `SURE_HIT` on a die
+    whose outline is `outline_side` pixels wide)."""
     if probs[COCKED] >= COCKED_PROBABILITY:
         return 0.0
     flat = probs[:COCKED] / max(1.0 - float(probs[COCKED]), 1e-6)
     best = int(np.argmax(flat))
-    least = SURE_HIT if CLASSES[best] == "hit" else MIN_PROBABILITY
+    sure_hit, from_side = SURE_HIT
+    least = sure_hit if CLASSES[best] == "hit" and outline_side >= from_side \
+        else MIN_PROBABILITY
     return float(flat[best]) if best != 0 and flat[best] >= least else 0.0
 
 
@@ -164,7 +169,8 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     within an eighth of a side of it, and the bearings are measured on a face of about
     `side`). The die is read where it was found, centred on the top face `centre_on_face`
     finds, and where a flat die's top face may lie (`_top_face_places`, counted from
-    `SURE_AROUND`; a HIT everywhere from `SURE_HIT`: the pip reader sends pip dice here too);
+    `SURE_AROUND`; a HIT on a large die everywhere from `SURE_HIT`: the pip reader sends
+    pip dice here too);
     the surest face wins, read at its place (`centre`). A die read as
     cocked where it was found stays cocked (a re-roll rather than a wrong face; letting a
     sure face read elsewhere win took the flag from cocked dice, special-dice.md, session
@@ -174,8 +180,8 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     face = centre_on_face(image, x, y, outline_side)
     places = [(x, y, outline_side), face] + _top_face_places(image, x, y, outline_side)
     probs = _model().predict_many([face_crop(image, *place) for place in places])
-    sure = [_face_of(p) for p in probs[:2]] + \
-        [face if face >= SURE_AROUND else 0.0 for face in map(_face_of, probs[2:])]
+    faces = [_face_of(p, outline_side) for p in probs]
+    sure = faces[:2] + [face if face >= SURE_AROUND else 0.0 for face in faces[2:]]
     best = int(np.argmax(sure))
     if probs[0][COCKED] >= COCKED_PROBABILITY:
         return _reading(image, x, y, outline_side, probs[0])

@@ -9,7 +9,7 @@ from station.fakes.tray import random_tray, render_roll
 from station.rules.faces import Face
 from station.vision import read_tray
 from station.vision.calibration import calibrate_image
-from station.vision.special_dice import CLASSES, _face_of, read_segmented
+from station.vision.special_dice import CLASSES, SURE_HIT, _face_of, read_segmented
 
 
 def test_marker_tiles_are_not_read_as_dice():
@@ -68,7 +68,8 @@ def test_a_flat_special_die_seen_from_the_side_is_read_at_its_top_face():
 def test_a_pip_one_with_glare_is_not_read_as_a_hit():
     """The pip reader sends a die to the special reader when it might be special; a 1 whose
     glare spot sits by its pip reads as a scatter HIT 0.74 sure. Such a die found by the
-    pip reader needs a HIT read `SURE_HIT` sure (a wrong HIT lands the template: SCAT-1)."""
+    pip reader, 85 px wide, needs a HIT read `SURE_HIT` sure (a wrong HIT lands the
+    template: SCAT-1)."""
     shot = random_tray(np.random.default_rng([778, 146]), dice=(1, 40))
     one = min(shot.truth, key=lambda t: math.dist(t.center, (916.0, 294.0)))
     assert (one.kind, one.value) == ("d6", 1)
@@ -76,12 +77,14 @@ def test_a_pip_one_with_glare_is_not_read_as_a_hit():
     assert got is None or got.value != "hit"
 
 
-def test_a_hit_counts_from_sure_hit_when_found_by_the_pip_reader():
+def test_a_hit_on_a_large_die_counts_from_sure_hit_when_found_by_the_pip_reader():
+    sure, large = SURE_HIT
     flat = np.zeros(len(CLASSES), np.float32)
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.75, 0.25
-    assert _face_of(flat) == 0.0
+    assert _face_of(flat, large) == 0.0
+    assert _face_of(flat, large - 1) == pytest.approx(0.75)   # a small die's word blurs
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.85, 0.15
-    assert _face_of(flat) == pytest.approx(0.85)
+    assert _face_of(flat, large) == pytest.approx(0.85)
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.0, 0.25
     flat[CLASSES.index(4)] = 0.75       # other faces still count from MIN_PROBABILITY
-    assert _face_of(flat) == pytest.approx(0.75)
+    assert _face_of(flat, large) == pytest.approx(0.75)
