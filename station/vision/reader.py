@@ -53,8 +53,9 @@ from station.vision.colour import colour_name
 from station.vision.crops import OUTWARD_JITTER, CropSource, outward_angle, pyramid_level
 from station.vision.special_dice import find_top_face, read_segmented
 from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
-                                    blob_distances, cluster_candidates, density_candidates,
-                                    edge_map, filled_blobs, strong_edges)
+                                    blob_distances, closed_blobs, cluster_candidates,
+                                    density_candidates, edge_map, open_blobs, pip_candidates,
+                                    strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -122,10 +123,11 @@ class TrayEdges:
 
     def __init__(self, source: CropSource, work_side: int) -> None:
         k = pyramid_level(max(source.image.shape[:2]), work_side)
-        work = source.level(k)
+        self.work = source.level(k)
         self.scale = source.scale(k)[0]
-        self.edges = strong_edges(edge_map(work))
-        self.filled = filled_blobs(self.edges)
+        self.edges = strong_edges(edge_map(self.work))
+        self.closed = closed_blobs(self.edges)
+        self.filled = open_blobs(self.closed)
         self.dist = blob_distances(self.filled)
         self._components = None
 
@@ -144,6 +146,11 @@ class TrayEdges:
         """Edge-density peaks away from the `taken` dice."""
         return self._to_frame(density_candidates(self.edges, side * self.scale,
                                                  self._to_work(taken)))
+
+    def pips(self, side: float, taken: list[Candidate]) -> list[Candidate]:
+        """Lone pips away from the `taken` dice (`segment.pip_candidates`)."""
+        return self._to_frame(pip_candidates(self.closed, self.work, side * self.scale,
+                                             self._to_work(taken)))
 
     def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
              settled: list[Candidate] = (), unsure: list[Candidate] = (),
@@ -339,6 +346,7 @@ def _search(source: CropSource, work_side: int, skip=None
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen)
+    dice = _read_more(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
                         np.concatenate([p for _, p in seen]), side, skip)
     if dice:

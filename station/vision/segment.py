@@ -15,11 +15,15 @@ Four kinds of candidates:
   or holding a die read without a face (two touching dice can read as one leaning die); the
   reader reads it coarse to fine (`coarse`);
 - `around`: nine candidates around a place the classifier half took for a die (a die whose
-  outline stays under the edge threshold leaves candidates off its centre).
+  outline stays under the edge threshold leaves candidates off its centre);
+- `pip_candidates`: once the die size is known, lone pip-sized blobs on a patch that differs
+  in colour from the floor around it: a 1 whose outline stays under the edge threshold
+  leaves a blob of its pip only, too small to be a candidate of the first kind.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -41,6 +45,9 @@ GRID_CORE = 0.2        # ... nor from this to GRID_CLEAR x its side from a die r
 GRID_DEPTH = 0.22      # ... nor closer than this x the die side to a blob's edge
 DENSITY_FLOOR = 0.12   # share of edge pixels in a die-sized window: a candidate from there on
 TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x its side
+PIP_SIDES = (0.1, 0.45)  # a lone pip's blob: its longer side this share of the die side,
+PIP_ROUND = 0.6        # ... its shorter side at least this share of its longer one, and
+PIP_CONTRAST = 12.0    # ... the colour around it this far (CIE Lab) from the floor's
 
 
 
@@ -68,8 +75,13 @@ def strong_edges(edges: np.ndarray) -> np.ndarray:
     return cv2.threshold(edges, threshold, 255, cv2.THRESH_BINARY)[1]
 
 
-def filled_blobs(edges_mask: np.ndarray) -> np.ndarray:
-    """Strong edges closed into blobs, holes (pips, plain faces) filled, thin lines removed."""
+def open_blobs(closed: np.ndarray) -> np.ndarray:
+    """`closed_blobs` without thin lines and specks (too small or thin for a die)."""
+    return cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+
+
+def closed_blobs(edges_mask: np.ndarray) -> np.ndarray:
+    """Strong edges closed into blobs, holes (pips, plain faces) filled."""
     h, w = edges_mask.shape
     mask = cv2.morphologyEx(edges_mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -78,7 +90,69 @@ def filled_blobs(edges_mask: np.ndarray) -> np.ndarray:
         holes = [c for c, link in zip(contours, hierarchy[0])
                  if link[3] >= 0 and cv2.contourArea(c) < max_hole]
         cv2.drawContours(mask, holes, -1, 255, -1)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    return mask
+
+
+def pip_candidates(closed: np.ndarray, image: np.ndarray, side: float,
+                   taken: list[Candidate]) -> list[Candidate]:
+    """A candidate of the dice's `side` at every lone pip-sized blob of `closed`
+    (`closed_blobs`, `image`'s scale) away from the `taken` dice, on a patch whose colour
+    differs from the floor around it by `PIP_CONTRAST` at least.
+
+    A 1 whose outline stays under the edge threshold (a purple die on a dark green floor)
+    leaves a blob of its pip only, smaller than a die: no candidate of `blob_candidates`,
+    and too few edges for `density_candidates`. Its pip lies at its face's centre, where
+    the classifier reads a die best. The colour test keeps dust on a floor (a speck on
+    white paper reads as a white die's 1) from becoming a die."""
+    contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return []
+    # Outer boundaries only: blobs inside a blob's hole are blobs too (RETR_EXTERNAL would
+    # miss every blob inside a frame-wide one, a tray wall's).
+    contours = [c for c, link in zip(contours, hierarchy[0]) if link[3] < 0]
+    boxes = np.array([cv2.boundingRect(c) for c in contours]).reshape(-1, 4)
+    longest, shortest = boxes[:, 2:].max(axis=1), boxes[:, 2:].min(axis=1)
+    pip_sized = np.flatnonzero((longest >= PIP_SIDES[0] * side) & (longest <= PIP_SIDES[1] * side)
+                               & (shortest >= PIP_ROUND * longest))
+    found = []
+    for i in pip_sized:
+        bx, by, bw, bh = boxes[i]
+        # Round and filled (a polygon through its boundary pixels' centres: a disc fills
+        # about 3/4 of (bw - 1) x (bh - 1)), not a bent piece of an outline.
+        if cv2.contourArea(contours[i]) < 0.5 * (bw - 1) * (bh - 1):
+            continue
+        x, y = bx + (bw - 1) / 2, by + (bh - 1) / 2
+        if any(math.hypot(x - c.x, y - c.y) < TAKEN_REACH * c.side for c in taken):
+            continue
+        if _body_contrast(image, closed, x, y, side) >= PIP_CONTRAST:
+            found.append(Candidate(float(x), float(y), side))
+    return found
+
+
+def _body_contrast(image: np.ndarray, closed: np.ndarray, x: float, y: float, side: float
+                   ) -> float:
+    """CIE Lab distance between the mean colour within 0.3 `side` of (x, y) (a die's body
+    around its pip) and that from 0.55 to 0.8 `side` away (the floor around a die), the
+    blobs of `closed` (pips, edges) left out of both."""
+    h, w = closed.shape[:2]
+    x0, x1 = max(0, int(x - 0.8 * side)), min(w, int(x + 0.8 * side) + 1)
+    y0, y1 = max(0, int(y - 0.8 * side)), min(h, int(y + 0.8 * side) + 1)
+    plain = cv2.bitwise_not(closed[y0:y1, x0:x1])
+
+    def square(r: float) -> tuple[slice, slice]:
+        return (slice(max(0, int(y - y0 - r)), max(0, int(y - y0 + r) + 1)),
+                slice(max(0, int(x - x0 - r)), max(0, int(x - x0 + r) + 1)))
+
+    floor = plain.copy()
+    floor[square(0.55 * side)] = 0
+    body = np.zeros_like(plain)
+    body[square(0.3 * side)] = plain[square(0.3 * side)]
+    if not body.any() or not floor.any():
+        return 0.0
+    patch = image[y0:y1, x0:x1]
+    means = np.float32([[cv2.mean(patch, mask=body)[:3], cv2.mean(patch, mask=floor)[:3]]])
+    lab = cv2.cvtColor(means / 255.0, cv2.COLOR_BGR2Lab)[0]
+    return float(np.linalg.norm(lab[0] - lab[1]))
 
 
 def blob_distances(blobs: np.ndarray) -> np.ndarray:
@@ -95,7 +169,7 @@ def blob_candidates(dist: np.ndarray) -> list[Candidate]:
 def blob_components(blobs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The filled blobs' labels (0: no blob) and their connected-component statistics."""
     # 16-bit labels are three times faster than 32-bit ones; they suffice since every blob
-    # has at least the 25 pixels of the 5x5 opening in `filled_blobs`.
+    # has at least the 25 pixels of the 5x5 opening in `open_blobs`.
     ltype = cv2.CV_16U if blobs.size < 25 * 65535 else cv2.CV_32S
     _, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8, ltype=ltype)
     return labels, stats
