@@ -346,7 +346,7 @@ def _search(source: CropSource, work_side: int, skip=None
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen)
-    dice = _read_more(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
+    dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
                         np.concatenate([p for _, p in seen]), side, skip)
     if dice:
@@ -461,6 +461,23 @@ def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
         seen.append((extra, probs))
     return _accept([c for c, _ in dice] + extra, np.concatenate(
         [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs]))
+
+
+def _pip_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+              pips: list[Candidate], seen: list) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice found at lone pips (`TrayEdges.pips`): those read as a pip
+    face `SURE_FACE` sure, as for the look around (a pip of a leaning die, whose outline
+    merged with its neighbour's, reads as a 1 less surely). Every reading goes to `seen`,
+    so the look around sees places half taken for a die there too."""
+    if not pips:
+        return dice
+    probs = _classify(source, pips)
+    seen.append((pips, probs))
+    sure = [i for i, p in enumerate(probs) if _pip_face(p, SURE_FACE)]
+    if not sure:
+        return dice
+    return _accept([c for c, _ in dice] + [pips[i] for i in sure], np.concatenate(
+        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs[sure]]))
 
 
 def _off(candidates: list[Candidate], skip) -> list[Candidate]:
