@@ -102,9 +102,12 @@ class Station:
 
     def __init__(self, *argv, **options):
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        # Ctrl-C as at a terminal: a test run started in the background (pytest-xdist's
+        # workers then too) passes SIGINT on ignored, and Python then never raises
+        # KeyboardInterrupt: the station would not stop.
         self.proc = subprocess.Popen([sys.executable, "-m", "station", *argv], cwd=ROOT,
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, **options)
+                                     text=True, preexec_fn=_default_sigint, **options)
         self.out, self.err = queue.Queue(), queue.Queue()
         for stream, lines in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
             threading.Thread(target=self._pump, args=(stream, lines), daemon=True).start()
@@ -116,6 +119,19 @@ class Station:
 
     def line(self, lines=None, timeout=10):
         return (lines or self.out).get(timeout=timeout)
+
+    def interrupt(self, timeout=10) -> int:
+        """Ctrl-C; the exit status (the process is killed if it does not stop in time)."""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.parametrize("device", ["glm", "disto"])
@@ -135,8 +151,7 @@ def test_watch_prints_every_pushed_reading_until_ctrl_c(profile, device):
                 sim.press()
                 lines.append(json.loads(station.line()))
         finally:
-            station.proc.send_signal(signal.SIGINT)
-            status = station.proc.wait(timeout=10)
+            status = station.interrupt()
     assert [line["raw_mm"] for line in lines] == [100.0, 200.0, 300.0]
     assert status == 0
 
@@ -203,8 +218,7 @@ def test_watch_asks_a_device_that_does_not_push(profile):
             sim.device.faults.error_code, sim.device.faults.errors_left = "8", 1
             lines = [json.loads(station.line()) for _ in range(4)]
         finally:
-            station.proc.send_signal(signal.SIGINT)
-            status = station.proc.wait(timeout=10)
+            status = station.interrupt()
     assert seen[-1] == 250.0 and set(seen) <= {100.0, 250.0}
     assert {"error": "JRT: signal too weak (8)", "code": "8"} in lines   # and it goes on
     assert lines[-1]["raw_mm"] == 250.0 and status == 0
