@@ -228,24 +228,23 @@ def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarr
     reading between two dice readings it alone suppressed, on opposite sides of it and at
     least `SPLIT_APART` die sides apart (two dice's centres; closer, they were a leaning
     die's faces read from beside it: 0.7 gave 1-2 more of 145 leaning dice a value),
-    gives way to them. Indices into `_accept`'s sorted dice."""
+    gives way to them. The two are the surest readings of a face (not leaning: a
+    suppressed leaning reading beside it is the same cut) that make such a pair. Indices
+    into `_accept`'s sorted dice, surest first."""
     if not leaning[kept].any():
         return kept
     result = []
     for j in kept:
-        pair = []
+        pair = None
         if leaning[j]:
             by_others = same[[k for k in kept if k != j]].any(axis=0)
-            for k in np.flatnonzero(same[j]):
-                if k != j and not by_others[k] and not same[k, pair].any():
-                    pair.append(k)
-        if len(pair) >= 2 and (x[pair[0]] - x[j]) * (x[pair[1]] - x[j]) \
-                + (y[pair[0]] - y[j]) * (y[pair[1]] - y[j]) < 0 \
-                and math.hypot(x[pair[0]] - x[pair[1]], y[pair[0]] - y[pair[1]]) \
-                >= SPLIT_APART * max(side[pair[0]], side[pair[1]]):
-            result += pair[:2]
-        else:
-            result.append(j)
+            faces = [k for k in np.flatnonzero(same[j])
+                     if k != j and not leaning[k] and not by_others[k]]
+            pair = next(((a, b) for a in faces for b in faces if b > a
+                         and (x[a] - x[j]) * (x[b] - x[j]) + (y[a] - y[j]) * (y[b] - y[j]) < 0
+                         and math.hypot(x[a] - x[b], y[a] - y[b])
+                         >= SPLIT_APART * max(side[a], side[b])), None)
+        result += list(pair) if pair else [j]
     return result
 
 

@@ -29,6 +29,16 @@ def test_a_leaning_reading_between_two_dice_gives_way_to_them():
     assert sorted((c.x, int(p.argmax())) for c, p in kept) == [(83, 3), (117, 5)]
 
 
+def test_the_dice_on_either_side_are_found_past_another_leaning_reading():
+    # The cut between two touching dice is read as leaning at more than one grid point;
+    # the second leaning reading, surer than either die's, is not one of the two dice.
+    between, beside = Candidate(100, 100, 40), Candidate(100, 106, 40)
+    left, right = Candidate(83, 100, 40), Candidate(117, 102, 40)
+    kept = _accept([between, beside, left, right], np.array(
+        [_reading(COCKED, 0.99), _reading(COCKED, 0.95), _reading(3, 0.6), _reading(5, 0.7)]))
+    assert sorted((c.x, int(p.argmax())) for c, p in kept) == [(83, 3), (117, 5)]
+
+
 @pytest.mark.parametrize("first, second", [
     # A leaning die's top face can read as a face from crops beside it: readings on one
     # side of the leaning one are not two dice around it.
@@ -57,6 +67,20 @@ def test_two_touching_dice_are_not_read_as_one_leaning_die():
         nearest = min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
                                                    d.center[1] - truth.center[1]))
         assert (nearest.value, nearest.flags) == (truth.value, ["touching"])
+
+
+def test_touching_dice_cut_between_twice_are_read():
+    # Tray 12 of seed 777 (the validation trays), 640x480: a blue 2 and a green 3 touch.
+    # The cut between them read as leaning at two grid points; the surer one was kept and
+    # both dice went unread, as the other leaning reading stood in for one of the pair.
+    rendered = random_tray(np.random.default_rng([777, 12]), dice=(1, 40))
+    dice = read_tray(rendered.image)
+    for truth in (rendered.truth[8], rendered.truth[11]):
+        x0, y0, x1, y1 = truth.box
+        seen = [d for d in dice if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+        nearest = min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
+                                                   d.center[1] - truth.center[1]))
+        assert nearest.value == truth.value
 
 
 def test_dice_the_colour_of_the_floor_are_found_by_looking_around_half_dice():
