@@ -9,7 +9,8 @@
    classifier (`classifier.py`) reads the others: not a die, or top face 1..6.
 4. One die, one reading: overlapping detections keep the most confident (a face read
    surely before a "leaning" reading: two touching dice cut between them look leaning; a
-   leaning reading between two dice readings gives way to them, `_split_leaning`).
+   leaning reading between two dice readings gives way to them, `_split_leaning`, and
+   once the search's passes are done, to two such readings of any pass, `_split_seen`).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
    separates touching dice (read coarse to fine: the dice read very surely on the coarse
@@ -225,12 +226,8 @@ def _accept(candidates: list[Candidate], probs: np.ndarray
 def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarray,
                    side: np.ndarray, leaning: np.ndarray) -> list[int]:
     """Two touching dice, cut between them, look like one leaning die: a kept leaning
-    reading between two dice readings it alone suppressed, on opposite sides of it and at
-    least `SPLIT_APART` die sides apart (two dice's centres; closer, they were a leaning
-    die's faces read from beside it: 0.7 gave 1-2 more of 145 leaning dice a value),
-    gives way to them. The two are the surest readings of a face (not leaning: a
-    suppressed leaning reading beside it is the same cut) that make such a pair. Indices
-    into `_accept`'s sorted dice, surest first."""
+    reading between two dice readings it alone suppressed gives way to them
+    (`_opposite_pair`). Indices into `_accept`'s sorted dice, surest first."""
     if not leaning[kept].any():
         return kept
     result = []
@@ -238,13 +235,57 @@ def _split_leaning(kept: list[int], same: np.ndarray, x: np.ndarray, y: np.ndarr
         pair = None
         if leaning[j]:
             by_others = same[[k for k in kept if k != j]].any(axis=0)
-            faces = [k for k in np.flatnonzero(same[j])
-                     if k != j and not leaning[k] and not by_others[k]]
-            pair = next(((a, b) for a in faces for b in faces if b > a
-                         and (x[a] - x[j]) * (x[b] - x[j]) + (y[a] - y[j]) * (y[b] - y[j]) < 0
-                         and math.hypot(x[a] - x[b], y[a] - y[b])
-                         >= SPLIT_APART * max(side[a], side[b])), None)
+            pair = _opposite_pair(j, [k for k in np.flatnonzero(same[j])
+                                      if k != j and not leaning[k] and not by_others[k]],
+                                  x, y, side)
         result += list(pair) if pair else [j]
+    return result
+
+
+def _opposite_pair(j: int, faces: list[int], x: np.ndarray, y: np.ndarray, side: np.ndarray
+                   ) -> tuple[int, int] | None:
+    """Of the readings `faces` (of a face, not leaning: another leaning reading beside
+    reading `j` is the same cut), surest first, the first two on opposite sides of reading
+    `j` and at least `SPLIT_APART` die sides apart (two dice's centres; closer, they were a
+    leaning die's faces read from beside it: 0.7 gave 1-2 more of 145 leaning dice a
+    value); None if no two are."""
+    return next(((a, b) for n, a in enumerate(faces) for b in faces[n + 1:]
+                 if (x[a] - x[j]) * (x[b] - x[j]) + (y[a] - y[j]) * (y[b] - y[j]) < 0
+                 and math.hypot(x[a] - x[b], y[a] - y[b])
+                 >= SPLIT_APART * max(side[a], side[b])), None)
+
+
+def _split_seen(dice: list[tuple[Candidate, np.ndarray]], seen: list
+                ) -> list[tuple[Candidate, np.ndarray]]:
+    """`_split_leaning` across the search's passes: a die read as leaning gives way to two
+    dice readings of any pass (`seen`) on opposite sides of it, each within `SAME_DIE` of
+    it and of no other die found. Each pass keeps only its chosen readings, so a die read
+    in the coarse grid and suppressed there by a leaning reading between it and its
+    neighbour, whose reading came only in the fine grid, was no longer there to pair with."""
+    leaning = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED]
+    if not leaning:
+        return dice
+    readings = [(c, p) for read, probs in seen for c, p in zip(read, probs)
+                if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and int(p[1:].argmax()) + 1 != COCKED]
+    if len(readings) < 2:
+        return dice
+    order = sorted(range(len(readings)), key=lambda k: (not _sure_face(readings[k][1]),
+                                                        -readings[k][1][1:].max()))
+    readings = [readings[k] for k in order]
+    result = list(dice)
+    for i in leaning:
+        c = dice[i][0]
+        others = [k for n, (k, _) in enumerate(dice) if n != i]
+        near = [(r, p) for r, p in readings
+                if math.hypot(r.x - c.x, r.y - c.y) <= SAME_DIE * max(r.side, c.side)
+                and all(math.hypot(r.x - k.x, r.y - k.y) > SAME_DIE * max(r.side, k.side)
+                        for k in others)]
+        x, y, side = np.array([(c.x, c.y, c.side)] + [(r.x, r.y, r.side) for r, _ in near]
+                              ).reshape(-1, 3).T
+        pair = _opposite_pair(0, list(range(1, len(near) + 1)), x, y, side)
+        if pair:
+            result[i] = near[pair[0] - 1]
+            result.append(near[pair[1] - 1])
     return result
 
 
@@ -348,6 +389,7 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
                         np.concatenate([p for _, p in seen]), side, skip)
+    dice = _split_seen(dice, seen)
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))

@@ -69,13 +69,20 @@ def test_two_touching_dice_are_not_read_as_one_leaning_die():
         assert (nearest.value, nearest.flags) == (truth.value, ["touching"])
 
 
-def test_touching_dice_cut_between_twice_are_read():
+@pytest.mark.parametrize("tray, pair", [
     # Tray 12 of seed 777 (the validation trays), 640x480: a blue 2 and a green 3 touch.
     # The cut between them read as leaning at two grid points; the surer one was kept and
     # both dice went unread, as the other leaning reading stood in for one of the pair.
-    rendered = random_tray(np.random.default_rng([777, 12]), dice=(1, 40))
+    (12, (8, 11)),
+    # Tray 156, 1920x1080: an orange 5 and a white 3 touch. The 3 was read in the coarse
+    # grid, the 5 in the fine one, each pass suppressing its die by the leaning cut
+    # between them; the dice of both passes together are the pair (`_split_seen`).
+    (156, (7, 13)),
+])
+def test_touching_dice_cut_between_are_read(tray, pair):
+    rendered = random_tray(np.random.default_rng([777, tray]), dice=(1, 40))
     dice = read_tray(rendered.image)
-    for truth in (rendered.truth[8], rendered.truth[11]):
+    for truth in (rendered.truth[pair[0]], rendered.truth[pair[1]]):
         x0, y0, x1, y1 = truth.box
         seen = [d for d in dice if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
         nearest = min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
