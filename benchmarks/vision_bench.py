@@ -1,7 +1,7 @@
 """Benchmark of the pip-dice reader: die-level accuracy, confusion matrix and speed.
 
     PYTHONPATH=. python benchmarks/vision_bench.py [--data DIR] [--synthetic N] [--verbose]
-        [--seed S] [--weights FILE.onnx]
+        [--seed S] [--leaning N] [--cache DIR] [--weights FILE.onnx]
 
 Prints, for the real photos (all of them, the training part and the held-out part: every
 5th photo by sorted name, never used in training) and for N rendered trays of 1-40 dice
@@ -12,6 +12,9 @@ Prints, for the real photos (all of them, the training part and the held-out par
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1)).
+For N rendered trays of 1-30 dice of which 30 % lean on a die or the wall (seed S + 1): the
+leaning dice flagged cocked and those given a value (issue #3: flagged, not guessed), and
+the flat dice read right (station/vision/evaluation.score_leaning).
 And the speed on a 1280x960 frame with 30 dice (two real photos side by side over a grey
 strip; and a rendered tray) and on a 640x640 photo.
 """
@@ -33,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from station.fakes.tray import random_tray                # noqa: E402
 from station.vision import read_tray                      # noqa: E402
 from station.vision.classifier import use_weights         # noqa: E402
-from station.vision.evaluation import Score, score_image  # noqa: E402
+from station.vision.evaluation import LeaningScore, Score, score_image, score_leaning  # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
 
 
@@ -111,6 +114,39 @@ def synthetic_items(count: int, seed: int, cache: Path | None):
         yield image, labels, f"synthetic #{i} ({w}x{h}, {len(labels)} dice)"
 
 
+def leaning_items(count: int, seed: int, cache: Path | None):
+    """Rendered trays of 1-30 dice, 30 % of them leaning on a die or the wall; tray i comes
+    from seed (seed, i), kept in `cache` as PNG + JSON."""
+    for i in range(count):
+        png = cache / f"leaning-{seed}-{i:04d}.png" if cache else None
+        if png and png.exists():
+            image = cv2.imread(str(png))
+            labels = json.loads(png.with_suffix(".json").read_text())
+        else:
+            rendered = random_tray(np.random.default_rng([seed, i]), dice=(1, 30), cocked=0.3)
+            image = rendered.image
+            labels = [{"value": t.value, "box": [float(v) for v in t.box],
+                       "center": [float(v) for v in t.center], "cocked": "cocked" in t.flags}
+                      for t in rendered.truth]
+            if png:
+                cache.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(png), image)
+                png.with_suffix(".json").write_text(json.dumps(labels))
+        yield image, labels
+
+
+def run_leaning(count: int, seed: int, cache: Path | None) -> LeaningScore:
+    total = LeaningScore()
+    for image, labels in leaning_items(count, seed, cache):
+        total.add(score_leaning(read_tray(image), labels))
+    print(f"\n== leaning dice: {count} rendered trays of 1-30 dice, 30 % leaning "
+          f"(seed {seed}): {total.leaning} leaning, {total.flat} flat")
+    print(f"leaning dice flagged cocked: {total.flagged}/{total.leaning}; given a value "
+          f"(should be none): {total.given_a_value}/{total.leaning}")
+    print(f"flat dice read right: {total.flat_right}/{total.flat}")
+    return total
+
+
 def composite_frame(data: Path, dice_wanted: int = 30) -> tuple[np.ndarray, int]:
     """A 1280x960 frame with about `dice_wanted` real dice: two photos side by side."""
     labels = json.loads((data / "labels.json").read_text())
@@ -139,6 +175,8 @@ def main() -> None:
                         help="labelled real photos (labels.json + images/)")
     parser.add_argument("--synthetic", type=int, default=500, help="rendered trays (0: none)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--leaning", type=int, default=100,
+                        help="rendered trays with leaning dice, seed SEED + 1 (0: none)")
     parser.add_argument("--cache", type=Path,
                         help="keep rendered trays here (PNG + JSON) and reuse them next run")
     parser.add_argument("--verbose", action="store_true", help="list images with errors")
@@ -156,6 +194,8 @@ def main() -> None:
     if args.synthetic:
         run_set(f"synthetic, {args.synthetic} rendered trays of 1-40 dice (640x480 to 4K)",
                 synthetic_items(args.synthetic, args.seed, args.cache), args.verbose)
+    if args.leaning:
+        run_leaning(args.leaning, args.seed + 1, args.cache)
 
     print("\n== speed on one core (median of repeated reads)")
     frame, count = composite_frame(args.data)

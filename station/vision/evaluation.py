@@ -80,3 +80,50 @@ def score_image(detections, labels) -> Score:
 
 def _distance_to_centre(box, x, y) -> float:
     return ((box[0] + box[2]) / 2 - x) ** 2 + ((box[1] + box[3]) / 2 - y) ** 2
+
+
+@dataclass
+class LeaningScore:
+    """Trays with leaning dice: how many leaning dice the reader gave a value (it should
+    flag them `cocked`), how many it flagged, and how many flat dice it read right."""
+    leaning: int = 0
+    given_a_value: int = 0
+    flagged: int = 0
+    flat: int = 0
+    flat_right: int = 0
+
+    def add(self, other: "LeaningScore") -> None:
+        for name in ("leaning", "given_a_value", "flagged", "flat", "flat_right"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def score_leaning(detections, labels) -> LeaningScore:
+    """`labels`: [{"value", "box", "center", "cocked"}, ...] (`center`: the top face's).
+    Each detection belongs to the die whose box holds its centre and whose top face is
+    nearest (boxes of a leaning die and the die it leans on overlap). A leaning die is
+    given a value when a detection with a value belongs to it, flagged when one flagged
+    `cocked` does; a flat die is read right when its nearest detection has its value."""
+    score = LeaningScore()
+    owned: dict[int, list] = {}
+    for d in detections:
+        x, y = d.center
+        inside = [j for j, lab in enumerate(labels)
+                  if lab["box"][0] <= x <= lab["box"][2] and lab["box"][1] <= y <= lab["box"][3]]
+        if inside:
+            j = min(inside, key=lambda j: (labels[j]["center"][0] - x) ** 2
+                    + (labels[j]["center"][1] - y) ** 2)
+            owned.setdefault(j, []).append(d)
+    for j, lab in enumerate(labels):
+        mine = owned.get(j, [])
+        if lab["cocked"]:
+            score.leaning += 1
+            score.given_a_value += any(d.value is not None for d in mine)
+            score.flagged += any("cocked" in d.flags for d in mine)
+        else:
+            score.flat += 1
+            cx, cy = lab["center"]
+            nearest = min(mine, key=lambda d: (d.center[0] - cx) ** 2 + (d.center[1] - cy) ** 2,
+                          default=None)
+            score.flat_right += nearest is not None and nearest.value == lab["value"] \
+                and nearest.kind == "d6"
+    return score

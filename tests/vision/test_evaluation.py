@@ -1,6 +1,6 @@
 """Die-level scoring: what counts as read, missed, false and read as another kind."""
 
-from station.vision.evaluation import MISSED, OTHER_KIND, UNREADABLE, score_image
+from station.vision.evaluation import MISSED, OTHER_KIND, UNREADABLE, score_image, score_leaning
 from station.vision.types import DetectedDie
 
 LABELS = [{"value": 3, "box": [0, 0, 10, 10]}, {"value": 5, "box": [20, 0, 30, 10]},
@@ -25,3 +25,20 @@ def test_every_kind_of_detection_is_scored():
     assert score.confusion[2, MISSED] == 1
     assert score.accuracy == 1 / 6
     assert "special" in score.confusion_text().splitlines()[0]
+
+
+def test_leaning_dice_given_a_value_count_against_the_reader():
+    # A die leaning on its neighbour: their boxes overlap. Each reading belongs to the die
+    # whose top face is nearest, so the neighbour's own reading is not the leaning die's.
+    labels = [{"value": 4, "box": [0, 0, 20, 10], "center": [5, 5], "cocked": False},
+              {"value": 2, "box": [8, 0, 30, 10], "center": [22, 5], "cocked": True},
+              {"value": 6, "box": [40, 0, 50, 10], "center": [45, 5], "cocked": True},
+              {"value": 1, "box": [60, 0, 70, 10], "center": [65, 5], "cocked": False}]
+    cocked = die(45, None)
+    cocked.flags.append("cocked")
+    score = score_leaning([die(9, 4),            # the flat 4, inside both boxes
+                           die(21, 2),           # the leaning 2 given a value
+                           cocked,               # the leaning 6 flagged
+                           die(65, 3)], labels)  # the flat 1 read wrong
+    assert (score.leaning, score.given_a_value, score.flagged) == (2, 1, 1)
+    assert (score.flat, score.flat_right) == (2, 1)
