@@ -21,10 +21,12 @@
    would be, outward of its outline as the camera sees it from above (`_outward_look`),
    and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
-   (`_detail_look`). Two dice read as pip faces with doubt, closer than a die's side, whose
-   midpoint reads as a sure face, are one die read twice off its centre (`_join_halves`);
-   a die read as a 1 with doubt is read again around it (`_one_pip_look`: a candidate on
-   one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
+   (`_detail_look`), and one still undecided on crops with their contrast brought out
+   (`_contrast_look`: pips that differ from the body in hue, little in brightness). Two
+   dice read as pip faces with doubt, closer than a die's side, whose midpoint reads as a
+   sure face, are one die read twice off its centre (`_join_halves`); a die read as a 1
+   with doubt is read again around it (`_one_pip_look`: a candidate on one pip of a 2
+   reads as a 1). Last, a pip die still read without a face is read by the
    outward network on crops turned outward-up, at its centre and around it
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
