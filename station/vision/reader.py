@@ -21,10 +21,12 @@
    would be, outward of its outline as the camera sees it from above (`_outward_look`),
    and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
-   (`_detail_look`). Two dice read as pip faces with doubt, closer than a die's side, whose
-   midpoint reads as a sure face, are one die read twice off its centre (`_join_halves`);
-   a die read as a 1 with doubt is read again around it (`_one_pip_look`: a candidate on
-   one pip of a 2 reads as a 1). Last, a pip die still read without a face is read by the
+   (`_detail_look`), and one still undecided on crops with their contrast brought out
+   (`_contrast_look`: pips that differ from the body in hue, little in brightness). Two
+   dice read as pip faces with doubt, closer than a die's side, whose midpoint reads as a
+   sure face, are one die read twice off its centre (`_join_halves`); a die read as a 1
+   with doubt is read again around it (`_one_pip_look`: a candidate on one pip of a 2
+   reads as a 1). Last, a pip die still read without a face is read by the
    outward network on crops turned outward-up, at its centre and around it
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
@@ -94,6 +97,9 @@ LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at 
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
                               # validation the first wrong value came between 0.5 and 0.6)
+CONTRAST_SURE = 0.5           # a die still undecided is read on crops with their contrast
+                              # stretched: a face all three views read, this sure given a
+                              # die on average, is taken (docs/vision.md, fourteenth session)
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
 OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
@@ -397,7 +403,8 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
-    looked = _one_pip_look(source, _join_halves(source, _detail_look(source, looked)))
+    looked = _contrast_look(source, _detail_look(source, looked))
+    looked = _one_pip_look(source, _join_halves(source, looked))
     return _top_face_look(source, _outward_opinion(source, looked)), edges
 
 
@@ -760,6 +767,63 @@ def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         return dice
     votes = _detail_votes(source, [dice[i][0] for i in chosen])
     return _sure_faces_taken(dice, chosen, votes, DETAIL_SURE)
+
+
+def _contrast_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                   ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice still undecided after the detail look are read again on crops whose contrast is
+    brought out: pips that differ from the body in hue more than in brightness (red dice
+    with gold pips, smoke dice with red pips) stay faint after the networks' per-crop
+    normalisation. Three views, each averaged over `DETAIL_TURNS`: the detail network on
+    crops stretched per colour channel, the classifier and the detail network on crops
+    with CLAHE on their lightness; a face all three read, `CONTRAST_SURE` sure given a die
+    on their average, is taken."""
+    chosen = [i for i, (_, p) in enumerate(dice) if _undecided(p)]
+    if not chosen or default_detail() is None:
+        return dice
+    places = [(c.x, c.y, c.side, 0.0) for c, _ in (dice[i] for i in chosen)]
+    small = _crops(source, [dice[i][0] for i in chosen])
+    large = source.crops(places, DETAIL_SIZE)
+    # an outward-up classifier is read only upright
+    turns = (0,) if outward_crops() else DETAIL_TURNS
+    views = np.stack([_turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
+                      _turned_votes(default_classifier(), _clahe(small), turns),
+                      _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
+    faces = views[:, :, 1:].argmax(axis=2) + 1
+    mean = views.mean(axis=0)
+    dice = list(dice)
+    for j, i in enumerate(chosen):
+        face = int(faces[0, j])
+        if face not in (COCKED, SPECIAL) and (faces[:, j] == face).all() and \
+                mean[j, face] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
+            dice[i] = (dice[i][0], mean[j])
+    return dice
+
+
+def _turned_votes(network, crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:
+    """The network's class probabilities of the crops, averaged over quarter `turns`."""
+    votes = network.predict(np.ascontiguousarray(
+        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in turns])))
+    return votes.reshape(len(turns), len(crops), CLASSES).mean(axis=0)
+
+
+def _stretched(crops: np.ndarray) -> np.ndarray:
+    """Each crop's colour channels stretched from their 1st to 99th percentile to 0..255."""
+    f = crops.astype(np.float32)
+    low = np.percentile(f, 1, axis=(1, 2), keepdims=True)
+    high = np.percentile(f, 99, axis=(1, 2), keepdims=True)
+    return np.clip((f - low) / np.maximum(high - low, 1.0) * 255, 0, 255).astype(np.uint8)
+
+
+def _clahe(crops: np.ndarray) -> np.ndarray:
+    """Each crop with CLAHE (clip 2, 4 x 4 tiles) on its L channel (CIE Lab)."""
+    clahe = cv2.createCLAHE(2.0, (4, 4))
+    out = np.empty_like(crops)
+    for crop, lit in zip(crops, out):
+        lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)
+        lab[..., 0] = clahe.apply(lab[..., 0])
+        cv2.cvtColor(lab, cv2.COLOR_LAB2BGR, dst=lit)
+    return out
 
 
 def _sure_faces_taken(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int],
