@@ -841,10 +841,8 @@ def _sure_faces_taken(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int
 def _detail_votes(source: CropSource, candidates: list[Candidate]) -> np.ndarray:
     """The detail network's class probabilities of the candidates, averaged over
     `DETAIL_TURNS`."""
-    crops = source.crops(((c.x, c.y, c.side, 0.0) for c in candidates), DETAIL_SIZE)
-    votes = default_detail().predict(np.ascontiguousarray(
-        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in DETAIL_TURNS])))
-    return votes.reshape(len(DETAIL_TURNS), len(candidates), CLASSES).mean(axis=0)
+    return _turned_votes(default_detail(), source.crops(
+        ((c.x, c.y, c.side, 0.0) for c in candidates), DETAIL_SIZE), DETAIL_TURNS)
 
 
 def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, side: float,
