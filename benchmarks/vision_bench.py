@@ -94,45 +94,42 @@ def real_items(data: Path, part: str):
             yield image, labels[name], name
 
 
-def synthetic_items(count: int, seed: int, cache: Path | None):
-    """Rendered trays; tray i comes from seed (seed, i), kept in `cache` as PNG + JSON."""
+def cached_trays(count: int, seed: int, cache: Path | None, name: str, render, label):
+    """Rendered trays: tray i is `render(np.random.default_rng([seed, i]))`, each die
+    labelled by `label(truth)`; kept in `cache` as NAME-SEED-I.png + .json and reused."""
     for i in range(count):
-        png = cache / f"tray-{seed}-{i:04d}.png" if cache else None
+        png = cache / f"{name}-{seed}-{i:04d}.png" if cache else None
         if png and png.exists():
             image = cv2.imread(str(png))
             labels = json.loads(png.with_suffix(".json").read_text())
         else:
-            rendered = random_tray(np.random.default_rng([seed, i]), dice=(1, 40))
+            rendered = render(np.random.default_rng([seed, i]))
             image = rendered.image
-            labels = [{"value": t.value, "box": [float(v) for v in t.box]}
-                      for t in rendered.truth]
+            labels = [label(t) for t in rendered.truth]
             if png:
                 cache.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(png), image)
                 png.with_suffix(".json").write_text(json.dumps(labels))
+        yield image, labels
+
+
+def synthetic_items(count: int, seed: int, cache: Path | None):
+    """Rendered trays of 1-40 dice; tray i comes from seed (seed, i)."""
+    trays = cached_trays(count, seed, cache, "tray", lambda rng: random_tray(rng, dice=(1, 40)),
+                         lambda t: {"value": t.value, "box": [float(v) for v in t.box]})
+    for i, (image, labels) in enumerate(trays):
         h, w = image.shape[:2]
         yield image, labels, f"synthetic #{i} ({w}x{h}, {len(labels)} dice)"
 
 
 def leaning_items(count: int, seed: int, cache: Path | None):
     """Rendered trays of 1-30 dice, 30 % of them leaning on a die or the wall; tray i comes
-    from seed (seed, i), kept in `cache` as PNG + JSON."""
-    for i in range(count):
-        png = cache / f"leaning-{seed}-{i:04d}.png" if cache else None
-        if png and png.exists():
-            image = cv2.imread(str(png))
-            labels = json.loads(png.with_suffix(".json").read_text())
-        else:
-            rendered = random_tray(np.random.default_rng([seed, i]), dice=(1, 30), cocked=0.3)
-            image = rendered.image
-            labels = [{"value": t.value, "box": [float(v) for v in t.box],
-                       "center": [float(v) for v in t.center], "cocked": "cocked" in t.flags}
-                      for t in rendered.truth]
-            if png:
-                cache.mkdir(parents=True, exist_ok=True)
-                cv2.imwrite(str(png), image)
-                png.with_suffix(".json").write_text(json.dumps(labels))
-        yield image, labels
+    from seed (seed, i)."""
+    return cached_trays(
+        count, seed, cache, "leaning",
+        lambda rng: random_tray(rng, dice=(1, 30), cocked=0.3),
+        lambda t: {"value": t.value, "box": [float(v) for v in t.box],
+                   "center": [float(v) for v in t.center], "cocked": "cocked" in t.flags})
 
 
 def run_leaning(count: int, seed: int, cache: Path | None) -> LeaningScore:
