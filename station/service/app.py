@@ -114,6 +114,7 @@ class Station:
         # the synthetic tray is not the tray the profile was made for
         read = tray_reader("" if options.simulate else config.camera["calibration"],
                            "" if options.simulate else config.camera["faces"])
+        read.warm_up_in_background()
 
         self.controls = self._controls(hardware)
         self._stack.callback(self.controls.close)

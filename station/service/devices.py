@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -129,12 +130,31 @@ class TrayReader:
         from station.vision import read_tray
         self.read_tray, self.calibration = read_tray, calibration
         self.options = {"faces": faces} if faces is not None else {}
+        # cv2.dnn networks are not safe to run from two threads at once
+        self._lock = threading.Lock()
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
-        return self.read_tray(frame, self.calibration, **self.options)
+        with self._lock:
+            return self.read_tray(frame, self.calibration, **self.options)
 
     def expecting_special(self, frame: np.ndarray) -> list[Any]:
-        return self.read_tray(frame, self.calibration, expect_special=True, **self.options)
+        with self._lock:
+            return self.read_tray(frame, self.calibration, expect_special=True, **self.options)
+
+    def warm_up_in_background(self) -> threading.Thread:
+        """Load the reader's networks and tables while the station starts
+        (`station.vision.warm_up`), so the first roll is read as quickly as the others; a
+        read asked for meanwhile waits for it."""
+        def warm_up() -> None:
+            from station.vision import warm_up
+            with self._lock:
+                try:
+                    warm_up()
+                except Exception as error:      # the first read reports it, where it matters
+                    log.warning("the dice reader did not warm up: %s", error)
+        thread = threading.Thread(target=warm_up, name="reader-warm-up", daemon=True)
+        thread.start()
+        return thread
 
 
 def tray_reader(calibration_path: str, faces_path: str = "") -> TrayReader:

@@ -535,3 +535,8 @@ def _model() -> _FaceNet:
             f"{WEIGHTS} is missing: restore it from git, or train it again with "
             "`python station/vision/training/train_special.py`")
     return _FaceNet(WEIGHTS)
+
+
+def warm_up_special() -> None:
+    """Load the face network and run it once (`reader.warm_up`)."""
+    _model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
