@@ -1,7 +1,8 @@
 """Benchmark: scatter and artillery dice read from synthetic trays (issue 4 targets).
 
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
-        [--expect-special] [--faces OTHER.onnx] [--cocked-probability P] [--min-probability P]
+        [--expect-special] [--faces OTHER.onnx] [--cocked-probability P]
+        [--outline-cocked-probability P] [--min-probability P]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -27,8 +28,10 @@ that special dice are expected (as the service does when the rules ask for them)
   as many trays), the cocked special dice flagged cocked (value None), of them those given
   the right kind, and those read as a face; flat special dice wrongly flagged cocked, and
   read wrong.
---cocked-probability and --min-probability set the face network's cut-offs
-(`special_dice.COCKED_PROBABILITY`, `MIN_PROBABILITY`) for a trial.
+--cocked-probability, --outline-cocked-probability and --min-probability set the face
+network's cut-offs (`special_dice.COCKED_PROBABILITY`, on a die's own crop, the only one per
+die; `OUTLINE_COCKED_PROBABILITY`, on a segmented outline's crop, end to end only;
+`MIN_PROBABILITY`) for a trial.
 """
 
 from __future__ import annotations
@@ -238,7 +241,11 @@ def main() -> int:
                         "committed one, to compare a trial network")
     parser.add_argument("--cocked-probability", type=float,
                         help="P(cocked) from which a die is flagged cocked (default: "
-                        f"{special_dice.COCKED_PROBABILITY})")
+                        f"{special_dice.COCKED_PROBABILITY}; end to end: on the crops "
+                        "centred on the top face and around it)")
+    parser.add_argument("--outline-cocked-probability", type=float,
+                        help="end to end: the same on the crop of the segmented outline "
+                        f"(default: {special_dice.OUTLINE_COCKED_PROBABILITY})")
     parser.add_argument("--min-probability", type=float,
                         help="the least probability a face is read at (default: "
                         f"{special_dice.MIN_PROBABILITY})")
@@ -248,6 +255,8 @@ def main() -> int:
         special_dice.WEIGHTS = args.faces     # read when the network is first loaded
     if args.cocked_probability is not None:
         special_dice.COCKED_PROBABILITY = args.cocked_probability
+    if args.outline_cocked_probability is not None:
+        special_dice.OUTLINE_COCKED_PROBABILITY = args.outline_cocked_probability
     if args.min_probability is not None:
         special_dice.MIN_PROBABILITY = args.min_probability
     mode = "end to end" if args.end_to_end else "per die"

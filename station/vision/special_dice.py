@@ -50,7 +50,15 @@ FACE_CROP = 40              # side of the crop the face network reads, pixels
 CONTEXT = 1.5               # crop side / die side
 COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
-COCKED_PROBABILITY = 0.8    # P(cocked) from which a die is flagged cocked, not read
+COCKED_PROBABILITY = 0.7    # P(cocked) from which a die is flagged cocked, not read (on
+                            # its own crop: `read_special`, `read_segmented`'s top face)
+OUTLINE_COCKED_PROBABILITY = 0.8   # the same on the crop of a segmented die's whole
+                                   # outline (`read_segmented`'s first look), which holds
+                                   # its side faces and shadow too: flat dice read P(cocked)
+                                   # 0.70-0.79 there (their top face's crop under 0.03), and
+                                   # a die flagged there stays cocked. The top face's crop
+                                   # flags leaning dice from 0.7 (chosen on validation
+                                   # trays; docs/special-dice.md, sessions 14 and 15)
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 OUTWARD = (0.03, 0.06, 0.09)   # a segmented die is also read this share of its distance to the
@@ -111,15 +119,17 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     """
     if side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
-    return _reading(image, x, y, side, _model().predict(face_crop(image, x, y, side)))
+    return _reading(image, x, y, side, _model().predict(face_crop(image, x, y, side)),
+                    COCKED_PROBABILITY)
 
 
-def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray
-             ) -> SpecialReading | None:
+def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
+             cocked_from: float) -> SpecialReading | None:
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
-    `probs`: cocked, a face (with its bearing, measured here), or None."""
+    `probs`: cocked (from P(cocked) `cocked_from`), a face (with its bearing, measured
+    here), or None."""
     cocked = float(probs[COCKED])
-    if cocked >= COCKED_PROBABILITY:
+    if cocked >= cocked_from:
         return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
     probs = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
     best = int(np.argmax(probs))
@@ -136,11 +146,11 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
 
 
-def _face_of(probs: np.ndarray, outline_side: float) -> float:
+def _face_of(probs: np.ndarray, outline_side: float, cocked_from: float) -> float:
     """How surely `probs` read a flat special face (P(face | flat)), 0 when they read none
-    (pips, no die, cocked, below `MIN_PROBABILITY`, or a HIT below `SURE_HIT` on a die
-    whose outline is `outline_side` pixels wide)."""
-    if probs[COCKED] >= COCKED_PROBABILITY:
+    (pips, no die, cocked from `cocked_from`, below `MIN_PROBABILITY`, or a HIT below
+    `SURE_HIT` on a die whose outline is `outline_side` pixels wide)."""
+    if probs[COCKED] >= cocked_from:
         return 0.0
     flat = probs[:COCKED] / max(1.0 - float(probs[COCKED]), 1e-6)
     best = int(np.argmax(flat))
@@ -154,8 +164,9 @@ def _likely_kind(probs: np.ndarray) -> str:
     """Which die a cocked die most likely is: the kind whose faces (pips: "other") are the
     most probable together. Of the dice flagged cocked, cut at their true centre on 120
     benchmark-like trays with 30 % cocked dice (seed 52), right on 37 of 51 d6, 9 of 24
-    scatter and 28 of 30 artillery dice (the scatter-or-artillery guess it replaced: 0, 9
-    and 30): a leaning die shows its top face askew, and pips, arrows and numerals blur."""
+    scatter and 28 of 30 artillery dice with the network before session 15 (the
+    scatter-or-artillery guess it replaced: 0, 9 and 30): a leaning die shows its top face
+    askew, and pips, arrows and numerals blur."""
     scores = {"d6": probs[CLASSES.index("other")],
               "scatter": probs[CLASSES.index("arrow")] + probs[CLASSES.index("hit")],
               "artillery": probs[CLASSES.index(2):COCKED].sum()}
@@ -172,22 +183,25 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     `SURE_AROUND`; a HIT on a large die everywhere from `SURE_HIT`: the pip reader sends
     pip dice here too);
     the surest face wins, read at its place (`centre`). A die read as
-    cocked where it was found stays cocked (a re-roll rather than a wrong face; letting a
-    sure face read elsewhere win took the flag from cocked dice, special-dice.md, session
-    11); one read as nothing there but cocked at its top face is cocked."""
+    cocked where it was found (from `OUTLINE_COCKED_PROBABILITY`) stays cocked (a re-roll
+    rather than a wrong face; letting a sure face read elsewhere win took the flag from
+    cocked dice, special-dice.md, session 11); one read as nothing there but cocked at its
+    top face (from `COCKED_PROBABILITY`) is cocked."""
     if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
     face = centre_on_face(image, x, y, outline_side)
     places = [(x, y, outline_side), face] + _top_face_places(image, x, y, outline_side)
+    cocked_from = [OUTLINE_COCKED_PROBABILITY] + [COCKED_PROBABILITY] * (len(places) - 1)
     probs = _model().predict_many([face_crop(image, *place) for place in places])
-    faces = [_face_of(p, outline_side) for p in probs]
+    faces = [_face_of(p, outline_side, c) for p, c in zip(probs, cocked_from)]
     sure = faces[:2] + [face if face >= SURE_AROUND else 0.0 for face in faces[2:]]
     best = int(np.argmax(sure))
-    if probs[0][COCKED] >= COCKED_PROBABILITY:
-        return _reading(image, x, y, outline_side, probs[0])
+    if probs[0][COCKED] >= cocked_from[0]:
+        return _reading(image, x, y, outline_side, probs[0], cocked_from[0])
     if sure[best] > 0:
-        return _reading(image, *places[best], probs[best])
-    return _reading(image, *face, probs[1]) if probs[1][COCKED] >= COCKED_PROBABILITY else None
+        return _reading(image, *places[best], probs[best], cocked_from[best])
+    return _reading(image, *face, probs[1], cocked_from[1]) \
+        if probs[1][COCKED] >= cocked_from[1] else None
 
 
 def _top_face_places(image: np.ndarray, x: float, y: float, outline_side: float

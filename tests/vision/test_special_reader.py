@@ -9,7 +9,8 @@ from station.fakes.tray import random_tray, render_roll
 from station.rules.faces import Face
 from station.vision import read_tray
 from station.vision.calibration import calibrate_image
-from station.vision.special_dice import CLASSES, SURE_HIT, _face_of, read_segmented
+from station.vision.special_dice import (CLASSES, COCKED_PROBABILITY, SURE_HIT, _face_of,
+                                         read_segmented)
 
 
 def test_marker_tiles_are_not_read_as_dice():
@@ -79,12 +80,51 @@ def test_a_pip_one_with_glare_is_not_read_as_a_hit():
 
 def test_a_hit_on_a_large_die_counts_from_sure_hit_when_found_by_the_pip_reader():
     sure, large = SURE_HIT
+    cocked = COCKED_PROBABILITY
     flat = np.zeros(len(CLASSES), np.float32)
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.75, 0.25
-    assert _face_of(flat, large) == 0.0
-    assert _face_of(flat, large - 1) == pytest.approx(0.75)   # a small die's word blurs
+    assert _face_of(flat, large, cocked) == 0.0
+    assert _face_of(flat, large - 1, cocked) == pytest.approx(0.75)   # a small die's word blurs
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.85, 0.15
-    assert _face_of(flat, large) == pytest.approx(0.85)
+    assert _face_of(flat, large, cocked) == pytest.approx(0.85)
     flat[CLASSES.index("hit")], flat[CLASSES.index("other")] = 0.0, 0.25
     flat[CLASSES.index(4)] = 0.75       # other faces still count from MIN_PROBABILITY
-    assert _face_of(flat, large) == pytest.approx(0.75)
+    assert _face_of(flat, large, cocked) == pytest.approx(0.75)
+
+
+class StandIn:
+    """The face network reading `outline` on the outline's crop (`read_segmented`'s first
+    place), `top_face` on the next (its top face) and pips everywhere else."""
+
+    def __init__(self, outline: np.ndarray, top_face: np.ndarray) -> None:
+        self.rows = [outline, top_face]
+
+    def predict_many(self, crops):
+        pips = np.eye(len(CLASSES), dtype=np.float32)[CLASSES.index("other")]
+        return np.stack(self.rows + [pips] * (len(crops) - 2))
+
+
+def probabilities(**p: float) -> np.ndarray:
+    row = np.zeros(len(CLASSES), np.float32)
+    for name, value in p.items():
+        row[CLASSES.index(name if name != "four" else 4)] = value
+    return row
+
+
+def test_the_outline_crop_flags_a_die_cocked_only_from_its_own_cut_off(monkeypatch):
+    """The outline's crop holds the die's side faces and shadow: flat dice read P(cocked)
+    0.70-0.79 there (special-dice.md, fourteenth session), so it flags a die from
+    `OUTLINE_COCKED_PROBABILITY`, the top face's crop from `COCKED_PROBABILITY`."""
+    from station.vision import special_dice
+    between = 0.75
+    assert COCKED_PROBABILITY <= between < special_dice.OUTLINE_COCKED_PROBABILITY
+    image = np.full((480, 640, 3), 90, np.uint8)
+    leaning_outline = probabilities(cocked=between, four=1 - between)
+    monkeypatch.setattr(special_dice, "_model", lambda: StandIn(
+        leaning_outline, probabilities(cocked=0.01, four=0.99)))
+    got = read_segmented(image, 320.0, 240.0, 60.0)
+    assert (got.kind, got.value) == ("artillery", 4)           # read flat at its top face
+    monkeypatch.setattr(special_dice, "_model", lambda: StandIn(
+        probabilities(other=1.0), probabilities(cocked=between, four=1 - between)))
+    got = read_segmented(image, 320.0, 240.0, 60.0)
+    assert (got.kind, got.value) == ("artillery", None)        # cocked at its top face

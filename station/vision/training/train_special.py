@@ -16,6 +16,20 @@ another or on the wall is "cocked", whatever it shows. Artillery numerals are dr
 TRAIN_FONTS only: the benchmark's Source Sans numerals are a typeface the network never saw.
 The benchmark's trays (seeds 1 and 2) are not used; the seed here defaults to 1000.
 About 10 minutes to render and cut, 10-20 minutes to train on one core.
+
+The committed weights (since the fifteenth session; docs/special-dice.md, thirteenth to
+fifteenth sessions) were made so: the full range of frames with 15 % cocked dice, a
+small-dice set (640x480 and 800x600) with 20 % cocked dice, 12 epochs (torch 2.13.0 cpu):
+
+    PYTHONPATH=. python station/vision/training/train_special.py --trays 1200 --seed 1300 \
+        --cocked 0.15 --cache base.npz --collect-only
+    PYTHONPATH=. python station/vision/training/train_special.py --trays 1000 --seed 6300 \
+        --max-width 800 --cocked 0.2 --cache small.npz --collect-only
+    PYTHONPATH=. python station/vision/training/train_special.py --cache base.npz small.npz \
+        --epochs 12 --seed 1300 --out faces_s13.onnx
+
+and read with their own cocked cut-offs (`special_dice.COCKED_PROBABILITY`,
+`OUTLINE_COCKED_PROBABILITY`).
 """
 
 from __future__ import annotations
