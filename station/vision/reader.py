@@ -22,7 +22,9 @@
    and, when it overlaps another die, away from that die (`_away_look`). A die still read
    as a face, but not surely enough, is read by the detail network on larger crops
    (`_detail_look`), and one still undecided on crops with their contrast brought out
-   (`_contrast_look`: pips that differ from the body in hue, little in brightness). Two
+   (`_contrast_look`: pips that differ from the body in hue, little in brightness), then
+   on crops lit by each pixel's colour distance from the die's body and at other sizes
+   (`_colour_look`). Two
    dice read as pip faces with doubt, closer than a die's side, whose midpoint reads as a
    sure face, are one die read twice off its centre (`_join_halves`); a die read as a 1
    with doubt is read again around it (`_one_pip_look`: a candidate on one pip of a 2
@@ -54,8 +56,8 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
                                        default_classifier, default_detail, default_gate,
                                        default_outward, normalise, outward_crops)
 from station.vision.colour import colour_name
-from station.vision.crops import (CROP_SIZE, OUTWARD_JITTER, CropSource, outward_angle,
-                                  pyramid_level)
+from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
+                                  outward_angle, pyramid_level)
 from station.vision.special_dice import find_top_face, read_segmented, warm_up_special
 from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
                                     blob_distances, closed_blobs, cluster_candidates,
@@ -101,6 +103,10 @@ DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is 
 CONTRAST_SURE = 0.5           # a die still undecided is read on crops with their contrast
                               # stretched: a face all three views read, this sure given a
                               # die on average, is taken (docs/vision.md, fourteenth session)
+COLOUR_SIZES = (0.85, 1.0, 1.15)  # a die still undecided after that is read on crops lit by
+                              # their colour distance from its body, and by the detail network
+                              # at these x its side: a face all views read, `CONTRAST_SURE`
+                              # sure on average, is taken (docs/vision.md, sixteenth session)
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
                               # outward network reads this sure (docs/vision.md, tenth session)
 OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
@@ -404,7 +410,7 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
-    looked = _contrast_look(source, _detail_look(source, looked))
+    looked = _colour_look(source, _contrast_look(source, _detail_look(source, looked)))
     looked = _one_pip_look(source, _join_halves(source, looked))
     return _top_face_look(source, _outward_opinion(source, looked)), edges
 
@@ -790,6 +796,39 @@ def _contrast_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     views = np.stack([_turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
                       _turned_votes(default_classifier(), _clahe(small), turns),
                       _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
+    return _agreed_views(dice, chosen, views)
+
+
+def _colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                 ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice still undecided after the contrast look are read on crops whose lightness is
+    each pixel's colour distance from the die's body (`_distance_lit`: gold pips on a red
+    body, red pips on a smoke one, come out light on a dark die), by the classifier and the
+    detail network, and by the detail network on plain crops at `COLOUR_SIZES` x its side
+    (votes averaged); each at four quarter turns. A face all three read, `CONTRAST_SURE`
+    sure given a die on their average, is taken. An outward-up classifier is read only
+    upright."""
+    chosen = [i for i, (_, p) in enumerate(dice) if _undecided(p)]
+    if not chosen or default_detail() is None:
+        return dice
+    candidates = [dice[i][0] for i in chosen]
+    large = source.crops([(c.x, c.y, c.side, 0.0) for c in candidates], DETAIL_SIZE)
+    sized = source.crops([(c.x, c.y, c.side * f, 0.0) for f in COLOUR_SIZES for c in candidates],
+                         DETAIL_SIZE)
+    turns = (0,) if outward_crops() else DETAIL_TURNS
+    views = np.stack([
+        _turned_votes(default_classifier(), _distance_lit(_crops(source, candidates)), turns),
+        _turned_votes(default_detail(), _distance_lit(large), DETAIL_TURNS),
+        _turned_votes(default_detail(), sized, DETAIL_TURNS).reshape(
+            len(COLOUR_SIZES), len(chosen), CLASSES).mean(axis=0)])
+    return _agreed_views(dice, chosen, views)
+
+
+def _agreed_views(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int],
+                  views: np.ndarray) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice`, each `chosen` one (column j of `views`, view x die x class, for
+    `chosen[j]`) with the views' average as its reading when every view reads the same
+    face, not leaning or special, `CONTRAST_SURE` sure given a die on the average."""
     faces = views[:, :, 1:].argmax(axis=2) + 1
     mean = views.mean(axis=0)
     dice = list(dice)
@@ -799,6 +838,24 @@ def _contrast_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                 mean[j, face] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
             dice[i] = (dice[i][0], mean[j])
     return dice
+
+
+def _distance_lit(crops: np.ndarray) -> np.ndarray:
+    """Each crop (the die `CONTEXT` times smaller than it) with its lightness (CIE Lab)
+    replaced by each pixel's colour distance from the body: the median colour of the
+    die's central square, half its side (pips are well under half of it), stretched so that
+    its 99th percentile is white. Hue and saturation are kept."""
+    n = crops.shape[1]
+    half = max(1, round(n / CONTEXT / 4))
+    out = np.empty_like(crops)
+    for crop, lit in zip(crops, out):
+        lab = cv2.cvtColor(crop.astype(np.float32) / 255, cv2.COLOR_BGR2LAB)
+        body = np.median(lab[n // 2 - half:n // 2 + half, n // 2 - half:n // 2 + half]
+                         .reshape(-1, 3), axis=0)
+        distance = np.sqrt(((lab - body) ** 2).sum(axis=2))
+        lab[..., 0] = np.clip(distance * (100 / max(np.percentile(distance, 99), 1e-3)), 0, 100)
+        lit[...] = np.clip(cv2.cvtColor(lab, cv2.COLOR_LAB2BGR) * 255, 0, 255)
+    return out
 
 
 def _turned_votes(network, crops: np.ndarray, turns: tuple[int, ...]) -> np.ndarray:

@@ -26,30 +26,17 @@ def test_red_die_with_gold_pips_is_read():
     assert "unreadable" not in dice[0].flags
 
 
-class Reads:
-    """A stand-in network that reads every crop as `face`, `sure` sure."""
-
-    def __init__(self, face: int, sure: float) -> None:
-        self.face, self.sure = face, sure
-
-    def predict(self, crops):
-        rest = (1 - self.sure) / (classifier.CLASSES - 1)
-        probs = np.full((len(crops), classifier.CLASSES), rest)
-        probs[:, self.face] = self.sure
-        return probs
-
-
-def test_contrast_look_takes_only_agreed_faces(monkeypatch, reading):
+def test_contrast_look_takes_only_agreed_faces(monkeypatch, reading, network):
     source = CropSource(np.full((200, 200, 3), 128, np.uint8))
     dice = [(Candidate(50, 50, 30), reading(3, 0.4)),                   # undecided: read
             (Candidate(150, 50, 30), reading(classifier.COCKED, 0.4)),  # leaning: left
             (Candidate(150, 150, 30), reading(2, 0.95))]                # sure: left
-    monkeypatch.setattr(reader, "default_detail", lambda: Reads(5, 0.9))
-    monkeypatch.setattr(reader, "default_classifier", lambda: Reads(5, 0.9))
+    monkeypatch.setattr(reader, "default_detail", lambda: network(5, 0.9))
+    monkeypatch.setattr(reader, "default_classifier", lambda: network(5, 0.9))
     looked = reader._contrast_look(source, dice)
     assert int(looked[0][1].argmax()) == 5
     for (c, p), (c2, p2) in zip(dice[1:], looked[1:]):
         assert c2 is c and p2 is p
     # the classifier's view reads another face: no view is taken
-    monkeypatch.setattr(reader, "default_classifier", lambda: Reads(4, 0.9))
+    monkeypatch.setattr(reader, "default_classifier", lambda: network(4, 0.9))
     assert reader._contrast_look(source, dice)[0][1] is dice[0][1]
