@@ -466,19 +466,20 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
 def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], seen: list,
                  side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
     """Readings of a pip face (any pass, `seen`) farther than `BESIDE_CLEAR` typical sides
-    from every die found are read again there at the typical `side`; a pip face read
-    `BESIDE_SURE` sure is a die. One die, one reading compares the larger of two candidates'
-    sides, and a candidate cut on the blob of two touching dice is large, so a die read
-    beside its touching neighbour was dropped for it (on validation, 37 of 64 missed dice;
-    every place so read 0.85 sure or more, 0.6 sides from the dice found, read the right
-    face)."""
+    from every die found, but nearer one than `TOUCHING` (a neighbour), are read again there
+    at the typical `side`; a pip face read `BESIDE_SURE` sure is a die. One die, one reading
+    compares the larger of two candidates' sides, and a candidate cut on the blob of two
+    touching dice is large, so a die read beside its touching neighbour was dropped for it
+    (seed 776: 37 of 64 missed dice; every place so read 0.85 sure or more read the right
+    face). Not farther out: a lone die seen from the side reads as its side face there."""
     found = [c for c, _ in dice]
     places: list[Candidate] = []
     readings = [(c, p) for read, probs in seen for c, p in zip(read, probs)
                 if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY
                 and int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL)]
     for c, p in sorted(readings, key=lambda r: -r[1][1:].max()):
-        if all(math.hypot(c.x - k.x, c.y - k.y) > BESIDE_CLEAR * side for k in found) and \
+        apart = [math.hypot(c.x - k.x, c.y - k.y) / side for k in found]
+        if apart and BESIDE_CLEAR < min(apart) < TOUCHING and \
                 all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
             places.append(Candidate(c.x, c.y, side))
     places = _off(places, skip)
