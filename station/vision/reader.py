@@ -472,15 +472,20 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
     touching dice is large, so a die read beside its touching neighbour was dropped for it
     (seed 776: 37 of 64 missed dice; every place so read 0.85 sure or more read the right
     face). Not farther out: a lone die seen from the side reads as its side face there."""
-    found = [c for c, _ in dice]
+    if not dice:
+        return dice
+    read = [c for candidates, _ in seen for c in candidates]
+    probs = np.concatenate([p for _, p in seen])
+    pips = np.flatnonzero((1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY) & ~np.isin(
+        probs[:, 1:].argmax(axis=1) + 1, (COCKED, SPECIAL)))
+    xy = np.array([(read[i].x, read[i].y) for i in pips]).reshape(-1, 2)
+    found = np.array([(c.x, c.y) for c, _ in dice])
+    apart = np.hypot(*(xy[:, None] - found).transpose(2, 0, 1)).min(axis=1) / side
+    beside = (apart > BESIDE_CLEAR) & (apart < TOUCHING)
     places: list[Candidate] = []
-    readings = [(c, p) for read, probs in seen for c, p in zip(read, probs)
-                if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY
-                and int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL)]
-    for c, p in sorted(readings, key=lambda r: -r[1][1:].max()):
-        apart = [math.hypot(c.x - k.x, c.y - k.y) / side for k in found]
-        if apart and BESIDE_CLEAR < min(apart) < TOUCHING and \
-                all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
+    for i in pips[beside][np.argsort(-probs[pips[beside], 1:].max(axis=1), kind="stable")]:
+        c = read[i]
+        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
             places.append(Candidate(c.x, c.y, side))
     places = _off(places, skip)
     if not places:
