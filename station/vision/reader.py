@@ -21,9 +21,9 @@
    larger side), is read again at the typical side (`_beside_look`). Dice read with doubt
    are read again at other quarter turns; a die read without a face is read again where a
    flat die's top face would be, outward of its outline as the camera sees it from above
-   (`_outward_look`), and, when it overlaps another die, away from that die (`_away_look`). A die still read
-   as a face, but not surely enough, is read by the detail network on larger crops
-   (`_detail_look`), and one still undecided on crops with their contrast brought out
+   (`_outward_look`), and, when it overlaps another die, away from that die (`_away_look`).
+   A die still read as a face, but not surely enough, is read by the detail network on
+   larger crops (`_detail_look`), and one still undecided on crops with their contrast brought out
    (`_contrast_look`: pips that differ from the body in hue, little in brightness). Two
    dice read as pip faces with doubt, closer than a die's side, whose midpoint reads as a
    sure face, are one die read twice off its centre (`_join_halves`); a die read as a 1
