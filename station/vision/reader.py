@@ -97,7 +97,7 @@ AROUND_CLEAR = 0.75           # than this x side from every die found, is looked
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
 AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
 BESIDE_CLEAR = 0.6            # a pip face read this x the typical side from every die found,
-BESIDE_SURE = 0.9             # but within `TOUCHING` of one, is read again there at that side,
+BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again there at that side,
                               # a die when this sure (`_beside_look`; docs/vision.md, 16th session)
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
