@@ -472,7 +472,7 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
     at the typical `side`; a pip face read `BESIDE_SURE` sure is a die. One die, one reading
     compares the larger of two candidates' sides, and a candidate cut on the blob of two
     touching dice is large, so a die read beside its touching neighbour was dropped for it
-    (seed 776: 37 of 64 missed dice; every place so read 0.85 sure or more read the right
+    (seed 776: 37 of 64 missed dice; every place there read 0.7 sure or more read the right
     face). Not farther out: a lone die seen from the side reads as its side face there."""
     if not dice:
         return dice
