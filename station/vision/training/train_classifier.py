@@ -195,10 +195,15 @@ class Samples:
         return np.stack(self.crops), np.array(self.classes)
 
 
-def add_real(samples: Samples, data: Path, validate: bool = False, hard_per_die: int = 0
-             ) -> None:
+def add_real(samples: Samples, data: Path, validate: bool = False, hard_per_die: int = 0,
+             hard_by: Path | None = None) -> None:
     """The training photos' dice; with `hard_per_die`, that many crops of each die the
-    committed detail network reads less than `HARD_SURE` sure as its face (`hard_dice`)."""
+    detail network `hard_by` (default the committed one) reads less than `HARD_SURE` sure as
+    its face (`hard_dice`)."""
+    if hard_per_die:
+        from station.vision.classifier import DETAIL_WEIGHTS, DieClassifier
+
+        judge = DieClassifier(hard_by or DETAIL_WEIGHTS)
     labels = json.loads((data / "labels.json").read_text())
     train = [name for index, name in enumerate(sorted(labels)) if not held_out(index)]
     hard_count = 0
@@ -208,7 +213,7 @@ def add_real(samples: Samples, data: Path, validate: bool = False, hard_per_die:
             dice = [(*box_geometry(d["box"]), d["value"]) for d in labels[name]]
             copies = None
             if hard_per_die:
-                hard = hard_dice(image, dice)
+                hard = hard_dice(image, dice, judge)
                 hard_count += sum(hard)
                 copies = [hard_per_die if h else samples.per_die for h in hard]
             samples.from_photo(image, dice, copies=copies)
@@ -221,14 +226,15 @@ def add_real(samples: Samples, data: Path, validate: bool = False, hard_per_die:
 HARD_SURE = 0.6
 
 
-def hard_dice(image: np.ndarray, dice: list[tuple[float, float, float, int]]) -> list[bool]:
+def hard_dice(image: np.ndarray, dice: list[tuple[float, float, float, int]], judge
+              ) -> list[bool]:
     """Per die (centre x, centre y, box width, face): read less than `HARD_SURE` sure as its
-    face, given a die, by the committed detail network (the dark translucent and low-contrast
-    dice the reader leaves unreadable)."""
-    from station.vision.classifier import DETAIL_SIZE, default_detail
+    face, given a die, by the detail network `judge` (a `DieClassifier`; the dark translucent
+    and low-contrast dice the reader leaves unreadable)."""
+    from station.vision.classifier import DETAIL_SIZE
 
     crops = CropSource(image).crops([(x, y, side, 0.0) for x, y, side, _ in dice], DETAIL_SIZE)
-    votes = default_detail().predict(np.ascontiguousarray(
+    votes = judge.predict(np.ascontiguousarray(
         np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])))
     votes = votes.reshape(4, len(dice), CLASSES).mean(axis=0)
     return [bool(v[face] < HARD_SURE * (1 - v[NOT_A_DIE]))
@@ -360,7 +366,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           by_wall: float = BY_WALL, contacts: str = CONTACTS,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
           validate: bool = False, real_per_die: int = 16, outward: bool = False,
-          hard_per_die: int = 0) -> None:
+          hard_per_die: int = 0, hard_by: Path | None = None) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -381,7 +387,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     else:
         samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
                           size=size, outward=outward)
-        add_real(samples, data, validate, hard_per_die)
+        add_real(samples, data, validate, hard_per_die, hard_by)
         samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
@@ -439,6 +445,9 @@ def main() -> None:
     parser.add_argument("--hard-per-die", type=int, default=0,
                         help="crops of each real die the committed detail network reads "
                              f"less than {HARD_SURE} sure (default 0: as many as the others)")
+    parser.add_argument("--hard-by", type=Path,
+                        help="the detail network that picks the hard dice (default the "
+                             "committed one)")
     parser.add_argument("--outward", action="store_true",
                         help="cut every crop turned so that outward (from the frame's centre) "
                              "is up, augment by left-right mirrors only; read with "
@@ -452,7 +461,7 @@ def main() -> None:
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
           args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
-          args.outward, args.hard_per_die)
+          args.outward, args.hard_per_die, args.hard_by)
 
 
 if __name__ == "__main__":
