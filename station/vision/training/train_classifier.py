@@ -18,12 +18,14 @@ keep outward up; quarter turns would not): the side faces of a flat die, which t
 sees inward of its top face, then always show below it (docs/vision.md, ninth session).
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
-for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
-`--size 48 --negatives 0 --validate --materials 0.3 --synthetic 120 --real-per-die 32
---epochs 15 --seed 2 --out station/vision/weights/d6_detail.onnx`: no "not a die" crops of
-the reader's candidates (it sees only crops the classifier took for dice), twice the crops
-of each real die (the translucent dice it is for are real ones), every 4th training photo
-left out to validate it on.
+for the dice the classifier leaves undecided; docs/vision.md, sixth and sixteenth sessions)
+comes from `--size 48 --negatives 0 --validate --materials 0.5 --synthetic 120 --real-per-die
+32 --hard-per-die 128 --hard-by detail6.onnx --epochs 15 --seed 2 --out
+station/vision/weights/d6_detail.onnx`, where detail6.onnx is the sixth session's network
+(`git show a050d48:station/vision/weights/d6_detail.onnx`; it picks 37 hard dice): no "not a
+die" crops of the reader's candidates (it sees only crops the classifier took for dice), twice
+the crops of each real die (the translucent dice it is for are real ones), 128 of each real die
+that network read less than 0.6 sure, every 4th training photo left out to validate it on.
 
 The outward network (weights/d6_outward.onnx: outward-up crops, for the dice every other look
 read without a face; docs/vision.md, ninth and tenth sessions) comes from `--touching 0.3
@@ -443,7 +445,7 @@ def main() -> None:
                         help="crops of each real die, at random turns and jitter (default 16; "
                              "rendered dice get 6)")
     parser.add_argument("--hard-per-die", type=int, default=0,
-                        help="crops of each real die the committed detail network reads "
+                        help="crops of each real die the --hard-by detail network reads "
                              f"less than {HARD_SURE} sure (default 0: as many as the others)")
     parser.add_argument("--hard-by", type=Path,
                         help="the detail network that picks the hard dice (default the "
