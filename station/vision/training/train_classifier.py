@@ -18,12 +18,14 @@ keep outward up; quarter turns would not): the side faces of a flat die, which t
 sees inward of its top face, then always show below it (docs/vision.md, ninth session).
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
-for the dice the classifier leaves undecided; docs/vision.md, sixth session) comes from
-`--size 48 --negatives 0 --validate --materials 0.3 --synthetic 120 --real-per-die 32
---epochs 15 --seed 2 --out station/vision/weights/d6_detail.onnx`: no "not a die" crops of
-the reader's candidates (it sees only crops the classifier took for dice), twice the crops
-of each real die (the translucent dice it is for are real ones), every 4th training photo
-left out to validate it on.
+for the dice the classifier leaves undecided; docs/vision.md, sixth and sixteenth sessions)
+comes from `--size 48 --negatives 0 --validate --materials 0.5 --synthetic 120 --real-per-die
+32 --hard-per-die 128 --hard-by detail6.onnx --epochs 15 --seed 2 --out
+station/vision/weights/d6_detail.onnx`, where detail6.onnx is the sixth session's network
+(`git show a050d48:station/vision/weights/d6_detail.onnx`; it picks 37 hard dice): no "not a
+die" crops of the reader's candidates (it sees only crops the classifier took for dice), twice
+the crops of each real die (the translucent dice it is for are real ones), 128 of each real die
+that network read less than 0.6 sure, every 4th training photo left out to validate it on.
 
 The outward network (weights/d6_outward.onnx: outward-up crops, for the dice every other look
 read without a face; docs/vision.md, ninth and tenth sessions) comes from `--touching 0.3
@@ -130,8 +132,11 @@ class Samples:
         self.classes.append(cls)
 
     def from_photo(self, image: np.ndarray, dice: list[tuple[float, float, float, int]],
-                   outlines: list[tuple[float, float, float] | None] | None = None) -> None:
+                   outlines: list[tuple[float, float, float] | None] | None = None,
+                   copies: list[int] | None = None) -> None:
         """dice: (centre x, centre y, box width, class) of every die in the photo.
+
+        copies: per die, how many crops of it (default `per_die` each).
 
         outlines: per die, None or (centre x, centre y, side) of its whole outline, when it
         differs from the top face's (a rendered die in perspective): then half the crops are
@@ -140,8 +145,9 @@ class Samples:
         rng = self.rng
         source = CropSource(image)
         outlines = outlines or [None] * len(dice)
-        for (cx, cy, bw, cls), outline in zip(dice, outlines):
-            for k in range(self.per_die):
+        copies = copies or [self.per_die] * len(dice)
+        for (cx, cy, bw, cls), outline, count in zip(dice, outlines, copies):
+            for k in range(count):
                 x, y, side = cx, cy, bw
                 if outline is not None and k % 2:
                     u = rng.uniform(0, 1.2)
@@ -191,14 +197,50 @@ class Samples:
         return np.stack(self.crops), np.array(self.classes)
 
 
-def add_real(samples: Samples, data: Path, validate: bool = False) -> None:
+def add_real(samples: Samples, data: Path, validate: bool = False, hard_per_die: int = 0,
+             hard_by: Path | None = None) -> None:
+    """The training photos' dice; with `hard_per_die`, that many crops of each die the
+    detail network `hard_by` (default the committed one) reads less than `HARD_SURE` sure as
+    its face (`hard_dice`)."""
+    if hard_per_die:
+        from station.vision.classifier import DETAIL_WEIGHTS, DieClassifier
+
+        judge = DieClassifier(hard_by or DETAIL_WEIGHTS)
     labels = json.loads((data / "labels.json").read_text())
     train = [name for index, name in enumerate(sorted(labels)) if not held_out(index)]
+    hard_count = 0
     for index, name in enumerate(train):
         if not (validate and validation(index)):
             image = cv2.imread(str(data / "images" / name))
-            samples.from_photo(image, [(*box_geometry(d["box"]), d["value"])
-                                       for d in labels[name]])
+            dice = [(*box_geometry(d["box"]), d["value"]) for d in labels[name]]
+            copies = None
+            if hard_per_die:
+                hard = hard_dice(image, dice, judge)
+                hard_count += sum(hard)
+                copies = [hard_per_die if h else samples.per_die for h in hard]
+            samples.from_photo(image, dice, copies=copies)
+    if hard_per_die:
+        print(f"{hard_count} hard real dice, {hard_per_die} crops each")
+
+
+# A real die the committed detail network reads less sure than this as its face, cut at its
+# labelled box and averaged over four quarter turns, is a hard one (`--hard-per-die`).
+HARD_SURE = 0.6
+
+
+def hard_dice(image: np.ndarray, dice: list[tuple[float, float, float, int]], judge
+              ) -> list[bool]:
+    """Per die (centre x, centre y, box width, face): read less than `HARD_SURE` sure as its
+    face, given a die, by the detail network `judge` (a `DieClassifier`; the dark translucent
+    and low-contrast dice the reader leaves unreadable)."""
+    from station.vision.classifier import DETAIL_SIZE
+
+    crops = CropSource(image).crops([(x, y, side, 0.0) for x, y, side, _ in dice], DETAIL_SIZE)
+    votes = judge.predict(np.ascontiguousarray(
+        np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)])))
+    votes = votes.reshape(4, len(dice), CLASSES).mean(axis=0)
+    return [bool(v[face] < HARD_SURE * (1 - v[NOT_A_DIE]))
+            for v, (_, _, _, face) in zip(votes, dice)]
 
 
 def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator,
@@ -325,7 +367,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           materials: float = MATERIALS, touching: float = TOUCHING,
           by_wall: float = BY_WALL, contacts: str = CONTACTS,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
-          validate: bool = False, real_per_die: int = 16, outward: bool = False) -> None:
+          validate: bool = False, real_per_die: int = 16, outward: bool = False,
+          hard_per_die: int = 0, hard_by: Path | None = None) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -346,7 +389,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     else:
         samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
                           size=size, outward=outward)
-        add_real(samples, data, validate)
+        add_real(samples, data, validate, hard_per_die, hard_by)
         samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
         crops, classes = samples.arrays()
@@ -401,6 +444,12 @@ def main() -> None:
     parser.add_argument("--real-per-die", type=int, default=16,
                         help="crops of each real die, at random turns and jitter (default 16; "
                              "rendered dice get 6)")
+    parser.add_argument("--hard-per-die", type=int, default=0,
+                        help="crops of each real die the --hard-by detail network reads "
+                             f"less than {HARD_SURE} sure (default 0: as many as the others)")
+    parser.add_argument("--hard-by", type=Path,
+                        help="the detail network that picks the hard dice (default the "
+                             "committed one)")
     parser.add_argument("--outward", action="store_true",
                         help="cut every crop turned so that outward (from the frame's centre) "
                              "is up, augment by left-right mirrors only; read with "
@@ -414,7 +463,7 @@ def main() -> None:
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
           args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
-          args.outward)
+          args.outward, args.hard_per_die, args.hard_by)
 
 
 if __name__ == "__main__":
