@@ -8,7 +8,7 @@ Prints, for the real photos (all of them, the training part and the held-out par
 (the synthetic renderer `station.fakes.tray`, rendering time not counted):
 - die-level accuracy = correct / (labelled + false detections), see station/vision/evaluation;
   for the photos also against the label audit (`label_audit.json`: dice whose photo plainly
-  shows another face than their label), on a second line;
+  shows another face than their label, and plain dice the labels miss), on a second line;
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1)).
@@ -48,7 +48,7 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
     accuracy against the `audit`'s corrected labels when it names dice of these images."""
     total, against_audit = Score(), Score()
     times = []
-    relabelled = 0
+    relabelled = added = 0
     for image, labels, label in items:
         start = time.perf_counter()
         dice = read_tray(image)
@@ -57,6 +57,7 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
         total.add(score)
         corrected = audited(label, labels, audit)
         relabelled += sum(a["value"] != b["value"] for a, b in zip(labels, corrected))
+        added += len(corrected) - len(labels)
         against_audit.add(score_image(dice, corrected))
         if verbose and (score.correct < score.labelled or score.false):
             print(f"  {label}: {score.correct}/{score.labelled} read, {score.false} false")
@@ -64,10 +65,13 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
     print(f"\n== {name}: {len(times)} images, {total.labelled} dice")
     print(f"accuracy {100 * total.accuracy:.2f}% ({total.correct} correct of {total.labelled}"
           f" labelled, {total.false} false detections)")
-    if relabelled:
-        dice_word = "die" if relabelled == 1 else "dice"
-        print(f"against the label audit ({relabelled} {dice_word} relabelled, {AUDIT.name}): "
-              f"accuracy {100 * against_audit.accuracy:.2f}% ({against_audit.correct} correct)")
+    if relabelled or added:
+        changes = [f"{n} {'die' if n == 1 else 'dice'} {what}"
+                   for n, what in ((relabelled, "relabelled"), (added, "added, unlabelled"))
+                   if n]
+        print(f"against the label audit ({', '.join(changes)}, {AUDIT.name}): accuracy "
+              f"{100 * against_audit.accuracy:.2f}% ({against_audit.correct} correct of "
+              f"{against_audit.labelled}, {against_audit.false} false detections)")
     print(total.confusion_text())
     print(f"speed: {1000 / ms:.1f} images/s, {ms:.1f} ms/image (median "
           f"{1000 * statistics.median(times):.1f} ms)")
@@ -76,14 +80,16 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
 
 def audited(image: str, labels: list[dict], audit: list[dict]) -> list[dict]:
     """The labels of photo `image` with the audit's corrections: a labelled die whose box is
-    within a pixel of an audited one's, and whose label is the one audited, shows `shows`."""
+    within a pixel of an audited one's, and whose label is the one audited, shows `shows`;
+    an audited die with no label (`label` null) is added, showing `shows`."""
     fixes = [d for d in audit if d["image"] == image]
     corrected = []
     for lab in labels:
         fix = next((d for d in fixes if d["label"] == lab["value"] and all(
             abs(a - b) <= 1 for a, b in zip(lab["box"], d["box"]))), None)
         corrected.append({**lab, "value": fix["shows"]} if fix else lab)
-    return corrected
+    return corrected + [{"value": d["shows"], "box": d["box"]} for d in fixes
+                        if d["label"] is None]
 
 
 def real_items(data: Path, part: str):
