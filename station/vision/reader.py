@@ -120,6 +120,8 @@ OUTWARD_AGREE = 2             # `TOP_FACE` as large, the face this many looks re
 SQUARE = 0.93                 # a faceless die's top face found in the image at least this
 FACE_TO_DIE = 1.2             # square is read at this x its side (docs/vision.md, eleventh
 FACE_SEARCH = 64              # session); sought where its outline is at most this many pixels
+FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a die, wins (a
+                              # flat die's face there reads 0.85-0.95 sure; docs/vision.md, 16th)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -767,7 +769,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     in less than half the time on the validation trays, the same readings), when it is at
     least `SQUARE` square and at no other die's place (`SAME_DIE`): the committed classifier
     reads a crop there `FACE_TO_DIE` times the face's side (as it was trained on flat dice),
-    and a face read `SURE_FACE` sure, not special, wins, at its place.
+    and a pip face read `FACE_LOOK_SURE` sure, given a die, wins, at its place.
 
     A flat die seen obliquely (two side faces show) or touching a neighbour is found off its
     top face, at an outline half again as large: on validation its detection lay 0.43 top
@@ -798,7 +800,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     probs = _classify(source, looks)
     dice = list(dice)
     for look, p, i in zip(looks, probs, which):
-        if _sure_face(p) and int(p[1:].argmax()) + 1 != SPECIAL:
+        if _pip_face(p, FACE_LOOK_SURE):
             dice[i] = (look, p)
     return dice
 
