@@ -72,6 +72,9 @@ WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the classifier
+SURE_GATE = 0.8          # ... in the looks whose reading counts only when read `SURE_FACE`
+                         # sure: crops the gate gives less hardly ever are (docs/vision.md,
+                         # fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is read again at other quarter turns
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
@@ -202,10 +205,10 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
                         for c in candidates)
 
 
-def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None
-              ) -> np.ndarray:
-    """Class probabilities of the candidates; those the gate turns away are "not a die", and
-    with `best`, all but the `best` it finds likeliest to be a die."""
+def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None,
+              gate_pass: float = GATE_PASS) -> np.ndarray:
+    """Class probabilities of the candidates; those the gate gives less than `gate_pass` are
+    "not a die", and with `best`, all but the `best` it finds likeliest to be a die."""
     probs = np.zeros((len(candidates), CLASSES), np.float32)
     probs[:, NOT_A_DIE] = 1.0
     if not candidates:
@@ -215,7 +218,7 @@ def _classify(source: CropSource, candidates: list[Candidate], best: int | None 
     passed = slice(None)
     if gate is not None:
         scores = gate.predict_normalised(crops)
-        passed = scores >= GATE_PASS
+        passed = scores >= gate_pass
         if best is not None:
             passed[np.argsort(-scores, kind="stable")[best:]] = False
     probs[passed] = default_classifier().predict_normalised(crops[passed])
@@ -467,7 +470,7 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     # ... and a size larger: the outline of such a die does not fill, so the dice of its
     # tray were often sized small too (white dice on a white floor: read at half their box).
     centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
-    new = _elsewhere(_accept(centred, _classify(source, centred)), found)
+    new = _elsewhere(_accept(centred, _classify(source, centred, gate_pass=SURE_GATE)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
 
 
@@ -602,7 +605,8 @@ def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     cx, cy = w / 2, h / 2
     looks = [Candidate(c.x + k * (c.x - cx), c.y + k * (c.y - cy), c.side * TOP_FACE)
              for c in (dice[i][0] for i in chosen) for k in OUTWARD]
-    probs = _classify(source, looks).reshape(len(chosen), len(OUTWARD), CLASSES)
+    probs = _classify(source, looks, gate_pass=SURE_GATE).reshape(len(chosen), len(OUTWARD),
+                                                                 CLASSES)
     face = _sure_face(probs)
     dice = list(dice)
     for j, i in enumerate(chosen):
@@ -671,7 +675,7 @@ def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[in
     """The surest of the `looks` (the `best` the gate likes, if given) read `SURE_FACE`
     sure as a face other than `not_faces`, when every such look reads the same face; None
     when none does or they disagree."""
-    return _agreed(looks, _classify(source, looks, best), not_faces)
+    return _agreed(looks, _classify(source, looks, best, SURE_GATE), not_faces)
 
 
 def _agreed(looks: list[Candidate], probs: np.ndarray, not_faces: tuple[int, ...],
@@ -713,7 +717,7 @@ def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         return dice
     middles = [Candidate(float(x[i] + x[j]) / 2, float(y[i] + y[j]) / 2,
                          float(side[i] + side[j]) / 2) for i, j in pairs]
-    probs = _classify(source, middles)
+    probs = _classify(source, middles, gate_pass=SURE_GATE)
     sure = _sure_face(probs) & (probs[:, 1:].argmax(axis=1) + 1 != SPECIAL)
     dice, gone = list(dice), set()
     for (i, j), middle, p, joined in zip(pairs, middles, probs, sure):
@@ -795,7 +799,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         which.append(i)
     if not looks:
         return dice
-    probs = _classify(source, looks)
+    probs = _classify(source, looks, gate_pass=SURE_GATE)
     dice = list(dice)
     for look, p, i in zip(looks, probs, which):
         if _sure_face(p) and int(p[1:].argmax()) + 1 != SPECIAL:
