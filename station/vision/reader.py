@@ -840,10 +840,10 @@ def _contrast_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     large = source.crops(places, DETAIL_SIZE)
     # an outward-up classifier is read only upright
     turns = (0,) if outward_crops() else DETAIL_TURNS
-    views = np.stack([_turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
-                      _turned_votes(default_classifier(), _clahe(small), turns),
-                      _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
-    return _agreed_views(dice, chosen, views)
+    return _agreed_views(dice, chosen, [
+        lambda: _turned_votes(default_classifier(), _clahe(small), turns),
+        lambda: _turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
+        lambda: _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
 
 
 def _colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
@@ -863,27 +863,34 @@ def _colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     sized = source.crops([(c.x, c.y, c.side * f, 0.0) for f in COLOUR_SIZES for c in candidates],
                          DETAIL_SIZE)
     turns = (0,) if outward_crops() else DETAIL_TURNS
-    views = np.stack([
-        _turned_votes(default_classifier(), _distance_lit(_crops(source, candidates)), turns),
-        _turned_votes(default_detail(), _distance_lit(large), DETAIL_TURNS),
-        _turned_votes(default_detail(), sized, DETAIL_TURNS).reshape(
+    return _agreed_views(dice, chosen, [
+        lambda: _turned_votes(default_classifier(), _distance_lit(_crops(source, candidates)),
+                              turns),
+        lambda: _turned_votes(default_detail(), _distance_lit(large), DETAIL_TURNS),
+        lambda: _turned_votes(default_detail(), sized, DETAIL_TURNS).reshape(
             len(COLOUR_SIZES), len(chosen), CLASSES).mean(axis=0)])
-    return _agreed_views(dice, chosen, views)
 
 
 def _agreed_views(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int],
-                  views: np.ndarray) -> list[tuple[Candidate, np.ndarray]]:
-    """The `dice`, each `chosen` one (column j of `views`, view x die x class, for
-    `chosen[j]`) with the views' average as its reading when every view reads the same
-    face, not leaning or special, `CONTRAST_SURE` sure given a die on the average."""
-    faces = views[:, :, 1:].argmax(axis=2) + 1
-    mean = views.mean(axis=0)
+                  views) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice`, each `chosen` one (column j of each view's votes, die x class, for
+    `chosen[j]`) with the views' average as its reading when the views read the same face,
+    not leaning or special, `CONTRAST_SURE` sure given a die on the average. The `views`
+    (callables, cheapest first) are read in turn only while some die is still read the
+    same by all views read so far: a die they disagree on cannot be taken."""
+    read, agreeing = [], list(range(len(chosen)))
+    for view in views:
+        read.append(view())
+        faces = np.stack(read)[:, :, 1:].argmax(axis=2) + 1
+        agreeing = [j for j in agreeing if faces[0, j] not in (COCKED, SPECIAL)
+                    and (faces[:, j] == faces[0, j]).all()]
+        if not agreeing:
+            return dice
+    mean = np.stack(read).mean(axis=0)
     dice = list(dice)
-    for j, i in enumerate(chosen):
-        face = int(faces[0, j])
-        if face not in (COCKED, SPECIAL) and (faces[:, j] == face).all() and \
-                mean[j, face] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
-            dice[i] = (dice[i][0], mean[j])
+    for j in agreeing:
+        if mean[j, faces[0, j]] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
+            dice[chosen[j]] = (dice[chosen[j]][0], mean[j])
     return dice
 
 
