@@ -72,9 +72,11 @@ WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the classifier
+FINE_GATE = 0.5          # ... in the fine grid (on validation trays, reading its points
+                         # the gate gives less changed no reading)
 SURE_GATE = 0.8          # ... in the looks whose reading counts only when read `SURE_FACE`
-                         # sure: crops the gate gives less hardly ever are (docs/vision.md,
-                         # fifteenth session)
+                         # sure: crops the gate gives less hardly ever are (both:
+                         # docs/vision.md, fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is doubtful (its grid points are read)
 AGAIN = 0.85             # below this, a die is read again at other quarter turns (0.9 read the
@@ -208,9 +210,10 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
 
 
 def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None,
-              gate_pass: float = GATE_PASS) -> np.ndarray:
-    """Class probabilities of the candidates; those the gate gives less than `gate_pass` are
-    "not a die", and with `best`, all but the `best` it finds likeliest to be a die."""
+              gate_pass: float | None = None) -> np.ndarray:
+    """Class probabilities of the candidates; those the gate gives less than `gate_pass`
+    (`GATE_PASS`) are "not a die", and with `best`, all but the `best` it finds likeliest to
+    be a die."""
     probs = np.zeros((len(candidates), CLASSES), np.float32)
     probs[:, NOT_A_DIE] = 1.0
     if not candidates:
@@ -220,7 +223,7 @@ def _classify(source: CropSource, candidates: list[Candidate], best: int | None 
     passed = slice(None)
     if gate is not None:
         scores = gate.predict_normalised(crops)
-        passed = scores >= gate_pass
+        passed = scores >= (GATE_PASS if gate_pass is None else gate_pass)
         if best is not None:
             passed[np.argsort(-scores, kind="stable")[best:]] = False
     probs[passed] = default_classifier().predict_normalised(crops[passed])
@@ -408,7 +411,8 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
-        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen)
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen,
+        FINE_GATE)
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
@@ -551,13 +555,14 @@ def _grid_unsure(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
 
 
 def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-               extra: list[Candidate], seen: list | None = None
+               extra: list[Candidate], seen: list | None = None, gate_pass: float | None = None
                ) -> list[tuple[Candidate, np.ndarray]]:
-    """The `dice` and the `extra` candidates read, one reading per die (`_accept`); the
-    candidates and their readings are added to `seen` (for `_look_around`)."""
+    """The `dice` and the `extra` candidates read (gated at `gate_pass`, `_classify`), one
+    reading per die (`_accept`); the candidates and their readings are added to `seen` (for
+    `_look_around`)."""
     if not extra:
         return dice
-    probs = _classify(source, extra)
+    probs = _classify(source, extra, gate_pass=gate_pass)
     if seen is not None:
         seen.append((extra, probs))
     return _accept([c for c, _ in dice] + extra, np.concatenate(
