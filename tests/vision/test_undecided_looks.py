@@ -1,27 +1,34 @@
-"""The colour look (reader step 5, after the contrast look): dice still undecided are read on
-crops lit by their colour distance from the die's body and at other sizes; a face is taken
-only when all views agree."""
+"""The looks at dice still undecided after the detail look (reader step 5): the contrast look
+reads them on crops with their contrast brought out, the colour look on crops lit by their
+colour distance from the die's body and at other sizes; a face is taken only when all views
+agree (docs/vision.md, fourteenth and sixteenth sessions)."""
 
 import json
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from station.vision import classifier, read_tray, reader
 from station.vision.crops import CropSource
 from station.vision.segment import Candidate
 
-COLOUR = Path(__file__).parent / "data" / "colour"
+DATA = Path(__file__).parent / "data"
 
 
-def test_smoke_die_with_red_pips_is_read():
-    """Its red pips hardly differ from the dark body in brightness: unreadable without the
-    colour look (the detail and contrast looks leave it undecided), a 3 with it."""
-    name = "IMG_20191209_095854.jpg"
-    label = json.loads((COLOUR / "labels.json").read_text())[name][2]
+@pytest.mark.parametrize("folder, name, index", [
+    # a red die with gold pips, which differ from the body in hue more than in brightness:
+    # unreadable without the contrast look (the detail look leaves it undecided), a 5 with it
+    ("contrast", "IMG_20191208_111751.jpg", 3),
+    # a smoke die whose red pips hardly differ from the dark body in brightness: unreadable
+    # without the colour look (the detail and contrast looks leave it undecided), a 3 with it
+    ("colour", "IMG_20191209_095854.jpg", 2),
+])
+def test_dice_of_low_contrast_are_read(folder, name, index):
+    label = json.loads((DATA / folder / "labels.json").read_text())[name][index]
     x0, y0, x1, y1 = label["box"]
-    dice = [d for d in read_tray(cv2.imread(str(COLOUR / name)))
+    dice = [d for d in read_tray(cv2.imread(str(DATA / folder / name)))
             if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
     assert len(dice) == 1 and dice[0].value == label["value"], dice
     assert "unreadable" not in dice[0].flags
@@ -38,17 +45,19 @@ def test_distance_lit_makes_pips_of_another_hue_light_on_a_dark_die():
     assert lit[2, 2] > lit[12, 12] + 100                            # the floor: light too
 
 
-def test_colour_look_takes_only_agreed_faces(monkeypatch, reading, network):
+@pytest.mark.parametrize("look", ["_contrast_look", "_colour_look"])
+def test_the_looks_take_only_agreed_faces(monkeypatch, reading, network, look):
+    look = getattr(reader, look)
     source = CropSource(np.full((200, 200, 3), 128, np.uint8))
     dice = [(Candidate(50, 50, 30), reading(3, 0.4)),                   # undecided: read
             (Candidate(150, 50, 30), reading(classifier.COCKED, 0.4)),  # leaning: left
             (Candidate(150, 150, 30), reading(2, 0.95))]                # sure: left
     monkeypatch.setattr(reader, "default_detail", lambda: network(5, 0.9))
     monkeypatch.setattr(reader, "default_classifier", lambda: network(5, 0.9))
-    looked = reader._colour_look(source, dice)
+    looked = look(source, dice)
     assert int(looked[0][1].argmax()) == 5
     for (c, p), (c2, p2) in zip(dice[1:], looked[1:]):
         assert c2 is c and p2 is p
     # the classifier's view reads another face: no view is taken
     monkeypatch.setattr(reader, "default_classifier", lambda: network(4, 0.9))
-    assert reader._colour_look(source, dice)[0][1] is dice[0][1]
+    assert look(source, dice)[0][1] is dice[0][1]
