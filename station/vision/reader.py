@@ -18,7 +18,8 @@
    found, are looked around (`_look_around`: a die the colour of the floor leaves
    candidates off its centre); a pip face read beside a die found, but dropped for it (a
    touching pair's blob gives large candidates, and one die, one reading compares the
-   larger side), is read again at the typical side (`_beside_look`). Dice read with doubt
+   larger side), is read again at the typical side (`_beside_look`; nearer a neighbour read
+   off its centre too, when their midpoint reads no pip face). Dice read with doubt
    are read again at other quarter turns; a die read without a face is read again where a
    flat die's top face would be, outward of its outline as the camera sees it from above
    (`_outward_look`), and, when it overlaps another die, away from that die (`_away_look`).
