@@ -18,7 +18,8 @@
    found, are looked around (`_look_around`: a die the colour of the floor leaves
    candidates off its centre); a pip face read beside a die found, but dropped for it (a
    touching pair's blob gives large candidates, and one die, one reading compares the
-   larger side), is read again at the typical side (`_beside_look`). Dice read with doubt
+   larger side), is read again at the typical side (`_beside_look`; nearer a neighbour read
+   off its centre too, when their midpoint reads no pip face). Dice read with doubt
    are read again at other quarter turns; a die read without a face is read again where a
    flat die's top face would be, outward of its outline as the camera sees it from above
    (`_outward_look`), and, when it overlaps another die, away from that die (`_away_look`).
@@ -101,6 +102,8 @@ AROUND_GROW = 1.3             # ... and a die found there read at its side and t
 BESIDE_CLEAR = 0.6            # a pip face read this x the typical side from every die found,
 BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again there at that side,
                               # a die when this sure (`_beside_look`; docs/vision.md, 16th session)
+BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
+BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
@@ -481,7 +484,13 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
     compares the larger of two candidates' sides, and a candidate cut on the blob of two
     touching dice is large, so a die read beside its touching neighbour was dropped for it
     (seed 776: 37 of 64 missed dice; every place there read 0.7 sure or more read the right
-    face). Not farther out: a lone die seen from the side reads as its side face there."""
+    face). Not farther out: a lone die seen from the side reads as its side face there.
+
+    A neighbour read off its centre, towards the die, leaves the die's readings nearer than
+    `BESIDE_CLEAR`: from `BESIDE_NEAR` sides of a die read as a pip face, a place read
+    `BESIDE_NEAR_SURE` sure is a die when the midpoint of the two reads no pip face (two
+    dice's midpoint is their contact, which reads leaning or no die; one die read twice off
+    its centre reads its face there, as in `_join_halves`)."""
     if not dice:
         return dice
     read = [c for candidates, _ in seen for c in candidates]
@@ -490,19 +499,37 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
         probs[:, 1:].argmax(axis=1) + 1, (COCKED, SPECIAL)))
     xy = np.array([(read[i].x, read[i].y) for i in pips]).reshape(-1, 2)
     found = np.array([(c.x, c.y) for c, _ in dice])
-    apart = np.hypot(*(xy[:, None] - found).transpose(2, 0, 1)).min(axis=1) / side
-    beside = (apart > BESIDE_CLEAR) & (apart < TOUCHING)
-    places: list[Candidate] = []
-    for i in pips[beside][np.argsort(-probs[pips[beside], 1:].max(axis=1), kind="stable")]:
-        c = read[i]
-        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k in places):
-            places.append(Candidate(c.x, c.y, side))
-    places = _off(places, skip)
+    found_pip = ~np.isin(np.array([p[1:].argmax() + 1 for _, p in dice]), (COCKED, SPECIAL))
+    distances = np.hypot(*(xy[:, None] - found).transpose(2, 0, 1)) / side
+    nearest = distances.argmin(axis=1)
+    apart = distances.min(axis=1)
+    near = (apart > BESIDE_NEAR) & (apart <= BESIDE_CLEAR) & found_pip[nearest]
+    beside = ((apart > BESIDE_CLEAR) | near) & (apart < TOUCHING)
+    places: list[tuple[Candidate, Candidate | None]] = []     # and the midpoint to read
+    for j in np.flatnonzero(beside)[np.argsort(-probs[pips[beside], 1:].max(axis=1),
+                                               kind="stable")]:
+        c = read[pips[j]]
+        if all(math.hypot(c.x - k.x, c.y - k.y) > AROUND_STEP * side for k, _ in places):
+            k = dice[nearest[j]][0]
+            places.append((Candidate(c.x, c.y, side), Candidate(
+                (c.x + k.x) / 2, (c.y + k.y) / 2, side) if near[j] else None))
+    if skip is not None:
+        places = [(c, m) for c, m in places if not skip(c.x, c.y)]
     if not places:
         return dice
-    probs = _classify(source, places)
-    sure = np.array([_pip_face(p, BESIDE_SURE) for p in probs])
-    return dice + _accept([c for c, s in zip(places, sure) if s], probs[sure])
+    middles = [m for _, m in places if m is not None]
+    probs = _classify(source, [c for c, _ in places] + middles)
+    middle = iter(probs[len(places):])
+    sure = np.array([_pip_face(p, BESIDE_SURE) if m is None else
+                     not _die_face(next(middle)) and _pip_face(p, BESIDE_NEAR_SURE)
+                     for p, (_, m) in zip(probs, places)], bool)
+    probs = probs[:len(places)]
+    return dice + _accept([c for (c, _), s in zip(places, sure) if s], probs[sure])
+
+
+def _die_face(p: np.ndarray) -> bool:
+    """Read as a die (`DIE_PROBABILITY`) with a pip face at least `READABLE` sure."""
+    return bool(1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY) and _pip_face(p, READABLE)
 
 
 def _lone_die(source: CropSource, candidates: list[Candidate], skip
