@@ -122,8 +122,8 @@ FACE_TO_DIE = 1.2             # square is read at this x its side (docs/vision.m
 FACE_SEARCH = 64              # session); sought where its outline is at most this many pixels
 FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a die, wins (a
                               # flat die's face there reads 0.85-0.95 sure; docs/vision.md, 16th)
-FAR_SEED = 0.15               # none found there for a die touching another: sought again this x
-                              # its side farther from it (docs/vision.md, 17th session)
+FACE_SEED = 0.15              # none found there: sought again this x its side away from a
+                              # touching die, then outward (docs/vision.md, 17th session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -781,19 +781,25 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     from above is hardly: hence the squareness (docs/vision.md, eleventh session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
+    h, w = source.image.shape[:2]
     looks, which = [], []
     for i in chosen:
         c = dice[i][0]
-        look = _square_face(source, dice, i, c.x, c.y)
+        # Sought from the die's centre, the face found may be a neighbour's (a centre cut on
+        # their contact) or take in side faces (a flat die seen obliquely): sought again
+        # `FACE_SEED` of its side away from the nearest touching die, then outward from the
+        # image centre, where a flat die's top face lies (docs/vision.md, 17th session).
+        ways = [math.atan2(c.y - h / 2, c.x - w / 2)]
         near = [k for j, (k, _) in enumerate(dice) if j != i
                 and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)]
-        if look is None and near:
-            # Cut on the contact with a neighbour, the search may find the neighbour's face:
-            # sought again from a place farther from it (docs/vision.md, 17th session).
+        if near:
             k = min(near, key=lambda k: math.hypot(c.x - k.x, c.y - k.y))
-            away = math.atan2(c.y - k.y, c.x - k.x)
-            look = _square_face(source, dice, i, c.x + FAR_SEED * c.side * math.cos(away),
-                                c.y + FAR_SEED * c.side * math.sin(away))
+            ways.insert(0, math.atan2(c.y - k.y, c.x - k.x))
+        look = _square_face(source, dice, i, c.x, c.y)
+        for way in ways:
+            if look is None:
+                look = _square_face(source, dice, i, c.x + FACE_SEED * c.side * math.cos(way),
+                                    c.y + FACE_SEED * c.side * math.sin(way))
         if look is not None:
             looks.append(look)
             which.append(i)
