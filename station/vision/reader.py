@@ -125,6 +125,8 @@ FACE_TO_DIE = 1.2             # square is read at this x its side (docs/vision.m
 FACE_SEARCH = 64              # session); sought where its outline is at most this many pixels
 FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a die, wins (a
                               # flat die's face there reads 0.85-0.95 sure; docs/vision.md, 16th)
+FACE_SEED = 0.15              # none found there: sought again this x its side away from a
+                              # touching die, then outward (docs/vision.md, 17th session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -806,22 +808,28 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     from above is hardly: hence the squareness (docs/vision.md, eleventh session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
+    h, w = source.image.shape[:2]
     looks, which = [], []
     for i in chosen:
         c = dice[i][0]
-        level = pyramid_level(c.side, FACE_SEARCH)
-        fx, fy = source.scale(level)
-        face = find_top_face(source.level(level), (c.x + 0.5) * fx - 0.5, (c.y + 0.5) * fy - 0.5,
-                             c.side * fx)
-        if face is None or face.squareness < SQUARE:
-            continue
-        look = Candidate((face.x + 0.5) / fx - 0.5, (face.y + 0.5) / fy - 0.5,
-                         face.side / fx * FACE_TO_DIE)
-        if any(math.hypot(look.x - k.x, look.y - k.y) <= SAME_DIE * max(look.side, k.side)
-               for j, (k, _) in enumerate(dice) if j != i):
-            continue
-        looks.append(look)
-        which.append(i)
+        # Sought from the die's centre, the face found may be a neighbour's (a centre cut on
+        # their contact) or take in side faces (a flat die seen obliquely): sought again
+        # `FACE_SEED` of its side away from the nearest touching die, then outward from the
+        # image centre, where a flat die's top face lies (docs/vision.md, 17th session).
+        ways = [math.atan2(c.y - h / 2, c.x - w / 2)]
+        near = [k for j, (k, _) in enumerate(dice) if j != i
+                and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)]
+        if near:
+            k = min(near, key=lambda k: math.hypot(c.x - k.x, c.y - k.y))
+            ways.insert(0, math.atan2(c.y - k.y, c.x - k.x))
+        look = _square_face(source, dice, i, c.x, c.y)
+        for way in ways:
+            if look is None:
+                look = _square_face(source, dice, i, c.x + FACE_SEED * c.side * math.cos(way),
+                                    c.y + FACE_SEED * c.side * math.sin(way))
+        if look is not None:
+            looks.append(look)
+            which.append(i)
     if not looks:
         return dice
     probs = _classify(source, looks)
@@ -830,6 +838,26 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         if _pip_face(p, FACE_LOOK_SURE):
             dice[i] = (look, p)
     return dice
+
+
+def _square_face(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], i: int,
+                 x: float, y: float) -> Candidate | None:
+    """The place to read die `i` on its top face sought from (x, y): the face found there at
+    least `SQUARE` square and at no other die's place, as a candidate `FACE_TO_DIE` times
+    its side; else None."""
+    c = dice[i][0]
+    level = pyramid_level(c.side, FACE_SEARCH)
+    fx, fy = source.scale(level)
+    face = find_top_face(source.level(level), (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5,
+                         c.side * fx)
+    if face is None or face.squareness < SQUARE:
+        return None
+    look = Candidate((face.x + 0.5) / fx - 0.5, (face.y + 0.5) / fy - 0.5,
+                     face.side / fx * FACE_TO_DIE)
+    if any(math.hypot(look.x - k.x, look.y - k.y) <= SAME_DIE * max(look.side, k.side)
+           for j, (k, _) in enumerate(dice) if j != i):
+        return None
+    return look
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]

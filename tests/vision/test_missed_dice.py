@@ -163,6 +163,35 @@ def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
     assert "cocked" in read_in_box().flags
 
 
+@pytest.mark.parametrize("seed, tray, die, value", [
+    (777, 52, 3, 3),      # a green 3 touching a neighbour: its face found from its centre is not
+    (778, 162, 3, 3),     # square; a white 3 and an orange 5 alone, side faces showing
+    (778, 162, 27, 5),
+])
+def test_a_flat_die_whose_face_is_not_found_at_its_centre_is_sought_again(monkeypatch, seed,
+                                                                           tray, die, value):
+    # Validation trays, 640x480: flat dice read as leaning at their outline, whose top face
+    # the search from their centre found not square (side faces or a neighbour taken in).
+    # Sought again a little away from the touching die or outward from the image centre,
+    # the face is square and reads right (docs/vision.md, "Seventeenth session: ...").
+    rendered = random_tray(np.random.default_rng([seed, tray]), dice=(1, 40))
+    truth = rendered.truth[die]
+    assert truth.value == value and "cocked" not in truth.flags
+
+    def read_in_box():
+        x0, y0, x1, y1 = truth.box
+        seen = [d for d in read_tray(rendered.image)
+                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+        return min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
+                                                d.center[1] - truth.center[1]))
+
+    nearest = read_in_box()
+    assert nearest.value == value and "cocked" not in nearest.flags
+    # Sought only from its centre it is reported leaning: the test can fail.
+    monkeypatch.setattr(reader, "FACE_SEED", 0.0)
+    assert "cocked" in read_in_box().flags
+
+
 def test_dice_the_colour_of_the_floor_are_found_by_looking_around_half_dice():
     # Tray 99 of seed 777 (the validation trays), 640x480: two purple dice on blue felt,
     # whose outlines stay under the edge threshold; their candidates lay off their centres
