@@ -181,7 +181,11 @@ class _Parser:
         factor = 1
         while self.tok.kind == "X":
             self.advance()
+            column = self.tok.column
             factor *= self.number("a whole number after x (as in D6x5)")
+            if factor > MAX_CONSTANT:  # D6x114x88 would print as D6x10032, which is refused
+                raise ExprError(self.text, column, f"the multipliers come to {factor}, too "
+                                                   f"large (at most {MAX_CONSTANT})")
         if isinstance(atom, Scatter) and factor != 1:
             raise ExprError(self.text, start.column, "the scatter die S cannot be multiplied")
         return Term(sign, atom, factor)

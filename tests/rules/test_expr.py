@@ -38,6 +38,7 @@ def test_dice1_structure():
     ("0D6", 1, "at least 1"),
     ("-3+D6", 1, "a number, D6, D3, A or S"),
     ("201D6", 1, "at most 200"),
+    ("0*114*88", 7, "multipliers come to 10032"),  # found by hypothesis: 0x10032 is refused
 ])
 def test_dice1_errors_name_the_column_and_what_was_expected(text, column, expected):
     with pytest.raises(ExprError) as error:
