@@ -78,9 +78,11 @@ SURE_GATE = 0.8          # ... in the looks whose reading counts only when read 
                          # sure: crops the gate gives less hardly ever are (both:
                          # docs/vision.md, fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
-SURE = 0.9               # below this, a die is doubtful (its grid points are read)
-AGAIN = 0.85             # below this, a die is read again at other quarter turns (0.9 read the
-                         # same dice right on validation trays: docs/vision.md, 16th session)
+SURE = 0.9               # below this, a die is doubtful (its grid points are read) and read
+                         # again at other quarter turns, ...
+AGAIN = 0.85             # ... unless it reads a pip face this sure (a leaning reading under
+                         # `SURE` still is: other views often find a flat die's face in it;
+                         # docs/vision.md, 16th and 17th sessions)
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
                          # P(special) is shown to the special reader too (every special die
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
@@ -325,7 +327,8 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     a die, and the classifier learned so. A classifier of outward-up crops gets views that
     keep outward up (`OUTWARD_LOOKS`)."""
     first, more, mirrored = OUTWARD_LOOKS if outward_crops() else LOOKS
-    doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < AGAIN * (1 - p[NOT_A_DIE])]
+    doubtful = [i for i, (_, p) in enumerate(dice)
+                if p[1:].max() < SURE * (1 - p[NOT_A_DIE]) and not _pip_face(p, AGAIN)]
     dice = _look_again(source, dice, doubtful, first, seen=1)
     unsettled = [i for i in doubtful if not _pip_face(dice[i][1], SETTLED)]
     dice = _look_again(source, dice, unsettled, more, seen=1 + len(first))
