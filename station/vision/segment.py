@@ -69,25 +69,10 @@ def edge_map(image: np.ndarray) -> np.ndarray:
 
 
 def strong_edges(edges: np.ndarray) -> np.ndarray:
-    threshold = max(EDGE_FLOOR, 1.5 * _percentile(edges, EDGE_PERCENTILE))
+    counts = np.cumsum(cv2.calcHist([edges], [0], None, [256], [0, 256]).ravel())
+    percentile = int(np.searchsorted(counts, counts[-1] * EDGE_PERCENTILE / 100))
+    threshold = max(EDGE_FLOOR, 1.5 * percentile)
     return cv2.threshold(edges, threshold, 255, cv2.THRESH_BINARY)[1]
-
-
-def _percentile(image: np.ndarray, percent: float) -> int:
-    """The least grey level that at least `percent` % of the uint8 `image`'s pixels do not
-    exceed: found in eight counts of the pixels above a level, half the cost of OpenCV's
-    histogram of a frame."""
-    # in float32, as from the float32 histogram this replaced: the same level, to the pixel
-    wanted = np.float32(image.size) * percent / 100
-    low, high = 0, 255
-    while low < high:
-        middle = (low + high) // 2
-        above = cv2.countNonZero(cv2.threshold(image, middle, 255, cv2.THRESH_BINARY)[1])
-        if image.size - above >= wanted:
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def open_blobs(closed: np.ndarray) -> np.ndarray:
