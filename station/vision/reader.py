@@ -75,8 +75,8 @@ GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the class
 FINE_GATE = 0.6          # ... in the fine grid (chosen on seed 776's trays: its points the
                          # gate gives less rarely find a die; docs/vision.md, 17th session)
 SURE_GATE = 0.8          # ... in the looks whose reading counts only when read `SURE_FACE`
-                         # sure: crops the gate gives less hardly ever are (both:
-                         # docs/vision.md, fifteenth session)
+                         # sure: crops the gate gives less hardly ever are
+                         # (docs/vision.md, fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is doubtful (its grid points are read) and read
                          # again at other quarter turns, ...
