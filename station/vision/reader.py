@@ -73,8 +73,17 @@ WORK_SIDE = 960          # long side of the first search, pixels
 MIN_WORK_DIE = 22        # dice smaller than this at working size: search again, finer
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the classifier
+FINE_GATE = 0.6          # ... in the fine grid (chosen on seed 776's trays: its points the
+                         # gate gives less rarely find a die; docs/vision.md, 17th session)
+SURE_GATE = 0.8          # ... in the looks whose reading counts only when read `SURE_FACE`
+                         # sure: crops the gate gives less hardly ever are
+                         # (docs/vision.md, fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
-SURE = 0.9               # below this, a die is read again at other quarter turns
+SURE = 0.9               # below this, a die is doubtful (its grid points are read) and read
+                         # again at other quarter turns, ...
+AGAIN = 0.85             # ... unless it reads a pip face this sure (a leaning reading under
+                         # `SURE` still is: other views often find a flat die's face in it;
+                         # docs/vision.md, 16th and 17th sessions)
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
                          # P(special) is shown to the special reader too (every special die
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
@@ -209,10 +218,11 @@ def _crops(source: CropSource, candidates: list[Candidate], turn: float = 0.0,
                         for c in candidates)
 
 
-def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None
-              ) -> np.ndarray:
-    """Class probabilities of the candidates; those the gate turns away are "not a die", and
-    with `best`, all but the `best` it finds likeliest to be a die."""
+def _classify(source: CropSource, candidates: list[Candidate], best: int | None = None,
+              gate_pass: float | None = None) -> np.ndarray:
+    """Class probabilities of the candidates; those the gate gives less than `gate_pass`
+    (`GATE_PASS`) are "not a die", and with `best`, all but the `best` it finds likeliest to
+    be a die."""
     probs = np.zeros((len(candidates), CLASSES), np.float32)
     probs[:, NOT_A_DIE] = 1.0
     if not candidates:
@@ -222,7 +232,7 @@ def _classify(source: CropSource, candidates: list[Candidate], best: int | None 
     passed = slice(None)
     if gate is not None:
         scores = gate.predict_normalised(crops)
-        passed = scores >= GATE_PASS
+        passed = scores >= (GATE_PASS if gate_pass is None else gate_pass)
         if best is not None:
             passed[np.argsort(-scores, kind="stable")[best:]] = False
     probs[passed] = default_classifier().predict_normalised(crops[passed])
@@ -322,7 +332,8 @@ def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     a die, and the classifier learned so. A classifier of outward-up crops gets views that
     keep outward up (`OUTWARD_LOOKS`)."""
     first, more, mirrored = OUTWARD_LOOKS if outward_crops() else LOOKS
-    doubtful = [i for i, (_, p) in enumerate(dice) if p[1:].max() < SURE * (1 - p[NOT_A_DIE])]
+    doubtful = [i for i, (_, p) in enumerate(dice)
+                if p[1:].max() < SURE * (1 - p[NOT_A_DIE]) and not _pip_face(p, AGAIN)]
     dice = _look_again(source, dice, doubtful, first, seen=1)
     unsettled = [i for i in doubtful if not _pip_face(dice[i][1], SETTLED)]
     dice = _look_again(source, dice, unsettled, more, seen=1 + len(first))
@@ -410,7 +421,8 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
-        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen)
+        side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen,
+        FINE_GATE)
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
@@ -474,7 +486,7 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     # ... and a size larger: the outline of such a die does not fill, so the dice of its
     # tray were often sized small too (white dice on a white floor: read at half their box).
     centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
-    new = _elsewhere(_accept(centred, _classify(source, centred)), found)
+    new = _elsewhere(_accept(centred, _classify(source, centred, gate_pass=SURE_GATE)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
 
 
@@ -577,13 +589,14 @@ def _grid_unsure(dice: list[tuple[Candidate, np.ndarray]]) -> list[Candidate]:
 
 
 def _read_more(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-               extra: list[Candidate], seen: list | None = None
+               extra: list[Candidate], seen: list | None = None, gate_pass: float | None = None
                ) -> list[tuple[Candidate, np.ndarray]]:
-    """The `dice` and the `extra` candidates read, one reading per die (`_accept`); the
-    candidates and their readings are added to `seen` (for `_look_around`)."""
+    """The `dice` and the `extra` candidates read (gated at `gate_pass`, `_classify`), one
+    reading per die (`_accept`); the candidates and their readings are added to `seen` (for
+    `_look_around`)."""
     if not extra:
         return dice
-    probs = _classify(source, extra)
+    probs = _classify(source, extra, gate_pass=gate_pass)
     if seen is not None:
         seen.append((extra, probs))
     return _accept([c for c, _ in dice] + extra, np.concatenate(
@@ -633,7 +646,8 @@ def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     cx, cy = w / 2, h / 2
     looks = [Candidate(c.x + k * (c.x - cx), c.y + k * (c.y - cy), c.side * TOP_FACE)
              for c in (dice[i][0] for i in chosen) for k in OUTWARD]
-    probs = _classify(source, looks).reshape(len(chosen), len(OUTWARD), CLASSES)
+    probs = _classify(source, looks, gate_pass=SURE_GATE).reshape(len(chosen), len(OUTWARD),
+                                                                 CLASSES)
     face = _sure_face(probs)
     dice = list(dice)
     for j, i in enumerate(chosen):
@@ -702,7 +716,7 @@ def _agreed_look(source: CropSource, looks: list[Candidate], not_faces: tuple[in
     """The surest of the `looks` (the `best` the gate likes, if given) read `SURE_FACE`
     sure as a face other than `not_faces`, when every such look reads the same face; None
     when none does or they disagree."""
-    return _agreed(looks, _classify(source, looks, best), not_faces)
+    return _agreed(looks, _classify(source, looks, best, SURE_GATE), not_faces)
 
 
 def _agreed(looks: list[Candidate], probs: np.ndarray, not_faces: tuple[int, ...],
@@ -744,7 +758,7 @@ def _join_halves(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         return dice
     middles = [Candidate(float(x[i] + x[j]) / 2, float(y[i] + y[j]) / 2,
                          float(side[i] + side[j]) / 2) for i, j in pairs]
-    probs = _classify(source, middles)
+    probs = _classify(source, middles, gate_pass=SURE_GATE)
     sure = _sure_face(probs) & (probs[:, 1:].argmax(axis=1) + 1 != SPECIAL)
     dice, gone = list(dice), set()
     for (i, j), middle, p, joined in zip(pairs, middles, probs, sure):
@@ -832,7 +846,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
             which.append(i)
     if not looks:
         return dice
-    probs = _classify(source, looks)
+    probs = _classify(source, looks, gate_pass=SURE_GATE)
     dice = list(dice)
     for look, p, i in zip(looks, probs, which):
         if _pip_face(p, FACE_LOOK_SURE):
@@ -891,10 +905,10 @@ def _contrast_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     large = source.crops(places, DETAIL_SIZE)
     # an outward-up classifier is read only upright
     turns = (0,) if outward_crops() else DETAIL_TURNS
-    views = np.stack([_turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
-                      _turned_votes(default_classifier(), _clahe(small), turns),
-                      _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
-    return _agreed_views(dice, chosen, views)
+    return _agreed_views(dice, chosen, [
+        lambda: _turned_votes(default_classifier(), _clahe(small), turns),
+        lambda: _turned_votes(default_detail(), _stretched(large), DETAIL_TURNS),
+        lambda: _turned_votes(default_detail(), _clahe(large), DETAIL_TURNS)])
 
 
 def _colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
@@ -914,27 +928,34 @@ def _colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     sized = source.crops([(c.x, c.y, c.side * f, 0.0) for f in COLOUR_SIZES for c in candidates],
                          DETAIL_SIZE)
     turns = (0,) if outward_crops() else DETAIL_TURNS
-    views = np.stack([
-        _turned_votes(default_classifier(), _distance_lit(_crops(source, candidates)), turns),
-        _turned_votes(default_detail(), _distance_lit(large), DETAIL_TURNS),
-        _turned_votes(default_detail(), sized, DETAIL_TURNS).reshape(
+    return _agreed_views(dice, chosen, [
+        lambda: _turned_votes(default_classifier(), _distance_lit(_crops(source, candidates)),
+                              turns),
+        lambda: _turned_votes(default_detail(), _distance_lit(large), DETAIL_TURNS),
+        lambda: _turned_votes(default_detail(), sized, DETAIL_TURNS).reshape(
             len(COLOUR_SIZES), len(chosen), CLASSES).mean(axis=0)])
-    return _agreed_views(dice, chosen, views)
 
 
 def _agreed_views(dice: list[tuple[Candidate, np.ndarray]], chosen: list[int],
-                  views: np.ndarray) -> list[tuple[Candidate, np.ndarray]]:
-    """The `dice`, each `chosen` one (column j of `views`, view x die x class, for
-    `chosen[j]`) with the views' average as its reading when every view reads the same
-    face, not leaning or special, `CONTRAST_SURE` sure given a die on the average."""
-    faces = views[:, :, 1:].argmax(axis=2) + 1
-    mean = views.mean(axis=0)
+                  views) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice`, each `chosen` one (column j of each view's votes, die x class, for
+    `chosen[j]`) with the views' average as its reading when the views read the same face,
+    not leaning or special, `CONTRAST_SURE` sure given a die on the average. The `views`
+    (callables, cheapest first) are read in turn only while some die is still read the
+    same by all views read so far: a die they disagree on cannot be taken."""
+    read, agreeing = [], list(range(len(chosen)))
+    for view in views:
+        read.append(view())
+        faces = np.stack(read)[:, :, 1:].argmax(axis=2) + 1
+        agreeing = [j for j in agreeing if faces[0, j] not in (COCKED, SPECIAL)
+                    and (faces[:, j] == faces[0, j]).all()]
+        if not agreeing:
+            return dice
+    mean = np.stack(read).mean(axis=0)
     dice = list(dice)
-    for j, i in enumerate(chosen):
-        face = int(faces[0, j])
-        if face not in (COCKED, SPECIAL) and (faces[:, j] == face).all() and \
-                mean[j, face] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
-            dice[i] = (dice[i][0], mean[j])
+    for j in agreeing:
+        if mean[j, faces[0, j]] >= CONTRAST_SURE * (1 - mean[j, NOT_A_DIE]):
+            dice[chosen[j]] = (dice[chosen[j]][0], mean[j])
     return dice
 
 

@@ -61,3 +61,22 @@ def test_the_looks_take_only_agreed_faces(monkeypatch, reading, network, look):
     # the classifier's view reads another face: no view is taken
     monkeypatch.setattr(reader, "default_classifier", lambda: network(4, 0.9))
     assert look(source, dice)[0][1] is dice[0][1]
+
+
+@pytest.mark.parametrize("look", ["_contrast_look", "_colour_look"])
+def test_the_looks_stop_once_the_views_disagree(monkeypatch, reading, network, look):
+    """A die the views read first disagree on cannot be taken: the later views are not read."""
+    look = getattr(reader, look)
+    source = CropSource(np.full((200, 200, 3), 128, np.uint8))
+    dice = [(Candidate(50, 50, 30), reading(3, 0.4))]
+    calls = []
+
+    class Counted(network):
+        def predict(self, crops):
+            calls.append(len(crops))
+            return super().predict(crops)
+
+    monkeypatch.setattr(reader, "default_classifier", lambda: Counted(4, 0.9))
+    monkeypatch.setattr(reader, "default_detail", lambda: Counted(5, 0.9))
+    assert look(source, dice)[0][1] is dice[0][1]
+    assert len(calls) == 2   # the classifier's view and the first detail view, not the third
