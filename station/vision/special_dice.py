@@ -59,9 +59,6 @@ OUTLINE_COCKED_PROBABILITY = 0.8   # the same on the crop of a segmented die's w
                                    # a die flagged there stays cocked. The top face's crop
                                    # flags leaning dice from 0.7 (chosen on validation
                                    # trays; docs/special-dice.md, sessions 14 and 15)
-SECOND_LOOK = (0.9, 1.1)    # `read_special`: a die its own crop leaves unread is read again on
-                            # crops this share of its side wide, the three averaged (on
-                            # validation trays 2 of 6 unread faces read, none read wrong)
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 OUTWARD = (0.03, 0.06, 0.09)   # a segmented die is also read this share of its distance to the
@@ -118,19 +115,11 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     """Read the die centred at (x, y) with the given side (pixels) in a full BGR frame.
 
     The bearing is in the frame's image coordinates. A cocked die (leaning on another die
-    or the wall) gives a reading with value None: re-roll it. A die its own crop leaves
-    unread is read again with crops `SECOND_LOOK` of its side wide.
+    or the wall) gives a reading with value None: re-roll it.
     """
     if side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
-    probs = _model().predict(face_crop(image, x, y, side))
-    reading = _reading(image, x, y, side, probs, COCKED_PROBABILITY)
-    if reading is not None:
-        return reading
-    # Unread (no face 50 % sure): small and blurred dice read unsurely, and a crop a little
-    # narrower and wider adds two views of them, averaged with the first
-    views = _model().predict_many([face_crop(image, x, y, side * k) for k in SECOND_LOOK])
-    return _reading(image, x, y, side, (probs + views.sum(axis=0)) / (1 + len(views)),
+    return _reading(image, x, y, side, _model().predict(face_crop(image, x, y, side)),
                     COCKED_PROBABILITY)
 
 
