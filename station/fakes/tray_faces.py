@@ -146,7 +146,7 @@ def random_style(rng: np.random.Generator, colour: str | None = None,
     return style
 
 
-# Unusual dice seen in real trays, which read worst (docs/vision.md, fourth session):
+# Unusual dice seen in real trays, which read worst (docs/history/vision.md, fourth session):
 # name -> (body BGR, the players' colour word, pip inks that go with it).
 _RED_PIP, _YELLOW_PIP, _WHITE_PIP, _BLACK_PIP = (45, 40, 185), (40, 190, 220), (235, 235, 232), \
     (28, 26, 26)

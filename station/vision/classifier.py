@@ -2,7 +2,7 @@
 
 Input: crops from `crops.crop_die`, axis-aligned, or turned so that "outward" (from the frame's
 centre) is up for a classifier trained so (`outward_crops()`; `train_classifier.py --outward`,
-docs/vision.md, ninth session). Output per crop: probabilities of "not a die" (class 0),
+docs/history/vision.md, ninth session). Output per crop: probabilities of "not a die" (class 0),
 of the top faces 1..6 (classes 1..6) and of a cocked die, leaning so that no face is on top
 (class 7), and of a special die, scatter or artillery (class 8: `special_dice` reads it);
 classes 7 and 8 are learned from rendered trays. The network (`weights/d6_classifier.onnx`,
@@ -18,7 +18,7 @@ decide: at 32x32 the pips of dark translucent and swirled dice are blobs a few p
 
 Last, the outward network (`weights/d6_outward.onnx`, the classifier's kind of CNN trained on
 crops turned outward-up, `train_classifier.py --outward`) gives a second opinion on the dice
-still read without a face (docs/vision.md, tenth session).
+still read without a face (docs/history/vision.md, tenth session).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ def outward_angle(x: float, y: float, width: int, height: int) -> float:
     A camera above the tray sees a flat die away from the frame's centre partly from the
     side: higher points project farther out, so its top face shows outward of its outline
     and the side faces it sees inward of the top face; in crops cut at this angle always
-    below it, while a leaning die's side faces show anywhere (docs/vision.md, ninth session).
+    below it, while a leaning die's side faces show anywhere (docs/history/vision.md, ninth session).
     `cv2.getRotationMatrix2D` turns the picture counter-clockwise (as displayed, y down) by
     its angle: the outward direction, at atan2(-dy, dx) counter-clockwise of +x, must turn
     to 90 degrees (up)."""

@@ -74,16 +74,16 @@ MIN_WORK_DIE = 22        # dice smaller than this at working size: search again,
 DIE_PROBABILITY = 0.8    # P(die) above which a candidate counts as a die
 GATE_PASS = 0.2          # the gate's P(die) from which a crop goes to the classifier
 FINE_GATE = 0.6          # ... in the fine grid (chosen on seed 776's trays: its points the
-                         # gate gives less rarely find a die; docs/vision.md, 17th session)
+                         # gate gives less rarely find a die; docs/history/vision.md, 17th session)
 SURE_GATE = 0.8          # ... in the looks whose reading counts only when read `SURE_FACE`
                          # sure: crops the gate gives less hardly ever are
-                         # (docs/vision.md, fifteenth session)
+                         # (docs/history/vision.md, fifteenth session)
 READABLE = 0.5           # P(face | a die) below this: not a reading, flagged unreadable
 SURE = 0.9               # below this, a die is doubtful (its grid points are read) and read
                          # again at other quarter turns, ...
 AGAIN = 0.85             # ... unless it reads a pip face this sure (a leaning reading under
                          # `SURE` still is: other views often find a flat die's face in it;
-                         # docs/vision.md, 16th and 17th sessions)
+                         # docs/history/vision.md, 16th and 17th sessions)
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
                          # P(special) is shown to the special reader too (every special die
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
@@ -110,7 +110,7 @@ AROUND_STEP = 0.3             # eight places this x side away (a die cut off its
 AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
 BESIDE_CLEAR = 0.6            # a pip face read this x the typical side from every die found,
 BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again there at that side,
-                              # a die when this sure (`_beside_look`; docs/vision.md, 16th session)
+                              # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
@@ -119,23 +119,23 @@ DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is 
                               # validation the first wrong value came between 0.5 and 0.6)
 CONTRAST_SURE = 0.5           # a die still undecided is read on crops with their contrast
                               # stretched: a face all three views read, this sure given a
-                              # die on average, is taken (docs/vision.md, fourteenth session)
+                              # die on average, is taken (docs/history/vision.md, fourteenth session)
 COLOUR_SIZES = (0.85, 1.0, 1.15)  # a die still undecided after that is read on crops lit by
                               # their colour distance from its body, and by the detail network
                               # at these x its side: a face all views read, `CONTRAST_SURE`
-                              # sure on average, is taken (docs/vision.md, sixteenth session)
+                              # sure on average, is taken (docs/history/vision.md, sixteenth session)
 OUTWARD_SURE = 0.85           # a pip die read without a face by every look gets the face the
-                              # outward network reads this sure (docs/vision.md, tenth session)
+                              # outward network reads this sure (docs/history/vision.md, tenth session)
 OUTWARD_RING = 0.15           # ... or else, read at eight places this x side around it,
 OUTWARD_AGREE = 2             # `TOP_FACE` as large, the face this many looks read `SURE_FACE`
-                              # sure (none leaning as sure; docs/vision.md, "More places")
+                              # sure (none leaning as sure; docs/history/vision.md, "More places")
 SQUARE = 0.93                 # a faceless die's top face found in the image at least this
-FACE_TO_DIE = 1.2             # square is read at this x its side (docs/vision.md, eleventh
+FACE_TO_DIE = 1.2             # square is read at this x its side (docs/history/vision.md, eleventh
 FACE_SEARCH = 64              # session); sought where its outline is at most this many pixels
 FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a die, wins (a
-                              # flat die's face there reads 0.85-0.95 sure; docs/vision.md, 16th)
+                              # flat die's face there reads 0.85-0.95 sure; docs/history/vision.md, 16th)
 FACE_SEED = 0.15              # none found there: sought again this x its side away from a
-                              # touching die, then outward (docs/vision.md, 17th session)
+                              # touching die, then outward (docs/history/vision.md, 17th session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -452,7 +452,7 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found there is read once more at the centre of the looks that took it for a die, and
     counts when that reading is a face read `SURE_FACE` sure (as for the outward and away
     looks; less sure ones included a floor speck and a die read by its side face on the
-    benchmark's frames: docs/vision.md, eighth session). The places are cut at the dice's
+    benchmark's frames: docs/history/vision.md, eighth session). The places are cut at the dice's
     `side`, or, with None (no die found yet), each at its candidate's own."""
     p_die = 1.0 - probs[:, NOT_A_DIE]
     half = np.flatnonzero((p_die >= HALF_A_DIE) & (p_die < DIE_PROBABILITY))
@@ -637,7 +637,7 @@ def _outward_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     `OUTWARD` of the die's distance to it, a little smaller (`TOP_FACE`: the pips larger,
     which also reads some small real dice declined at their outline), a face read at least
     `SURE_FACE` sure wins. A leaning die leans any way, so its top face is rarely found
-    there (the same look inward finds nothing: docs/vision.md, fifth session).
+    there (the same look inward finds nothing: docs/history/vision.md, fifth session).
     """
     chosen = [i for i, (_, p) in enumerate(dice) if _without_face(p)]
     if not chosen:
@@ -668,7 +668,7 @@ def _away_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     directions within `AWAY_CONE` degrees of the way away from the neighbour, `TOP_FACE` as
     large: when every look read `SURE_FACE` sure reads the same face, the surest wins. Only
     for overlapping dice: a die merely leaning on its neighbour lies a side from it, and
-    looks all round it would read its tilted top face (docs/vision.md, eighth session).
+    looks all round it would read its tilted top face (docs/history/vision.md, eighth session).
     """
     compass = np.arange(8) * (math.pi / 4)
     dice = list(dice)
@@ -774,19 +774,19 @@ def _outward_opinion(source: CropSource, dice: list[tuple[Candidate, np.ndarray]
     the outward network (`classifier.default_outward`, trained on crops turned outward-up)
     on an outward-up crop; a face it reads at least `OUTWARD_SURE` sure replaces the flag
     (its probabilities replace the classifier's). Averaged with the crop's mirror about the
-    outward axis, the chosen network read no more dice (docs/vision.md, tenth session).
+    outward axis, the chosen network read no more dice (docs/history/vision.md, tenth session).
     Else the die is also read `OUTWARD_RING` of its side around its centre in the eight
     compass directions, `TOP_FACE` as large (the centre, where two side faces show or it
     touches a neighbour, may miss the top face): when at least `OUTWARD_AGREE` of the nine
     looks read `SURE_FACE` sure as one face, none as another face and none as leaning that
-    sure, the surest of them wins, at its place (docs/vision.md, "More places": every
+    sure, the surest of them wins, at its place (docs/history/vision.md, "More places": every
     looser choice gave some leaning die a value on validation).
 
     A flat die away from the frame's centre shows side faces inward of its top face, which
     the committed classifier, trained at any angle, often takes for a leaning die; the
     outward network knows where inward is and flags such dice far less, but more near the
-    centre (docs/vision.md, ninth session). Here it only sees the dice every other look
-    read without a face (docs/vision.md, tenth session)."""
+    centre (docs/history/vision.md, ninth session). Here it only sees the dice every other look
+    read without a face (docs/history/vision.md, tenth session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
     if not chosen or default_outward() is None:
@@ -819,7 +819,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     faces off the top face's centre (median; 0.13 for the flat dice read), where no look
     reads it, while a crop at the top face read most of them. A leaning die's tilted top
     face reads as surely as a face there, but is foreshortened, which a flat die's seen
-    from above is hardly: hence the squareness (docs/vision.md, eleventh session)."""
+    from above is hardly: hence the squareness (docs/history/vision.md, eleventh session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
     h, w = source.image.shape[:2]
@@ -829,7 +829,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         # Sought from the die's centre, the face found may be a neighbour's (a centre cut on
         # their contact) or take in side faces (a flat die seen obliquely): sought again
         # `FACE_SEED` of its side away from the nearest touching die, then outward from the
-        # image centre, where a flat die's top face lies (docs/vision.md, 17th session).
+        # image centre, where a flat die's top face lies (docs/history/vision.md, 17th session).
         ways = [math.atan2(c.y - h / 2, c.x - w / 2)]
         near = [k for j, (k, _) in enumerate(dice) if j != i
                 and math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * max(c.side, k.side)]

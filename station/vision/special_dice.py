@@ -58,7 +58,7 @@ OUTLINE_COCKED_PROBABILITY = 0.8   # the same on the crop of a segmented die's w
                                    # 0.70-0.79 there (their top face's crop under 0.03), and
                                    # a die flagged there stays cocked. The top face's crop
                                    # flags leaning dice from 0.7 (chosen on validation
-                                   # trays; docs/special-dice.md, sessions 14 and 15)
+                                   # trays; docs/history/special-dice.md, sessions 14 and 15)
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 OUTWARD = (0.03, 0.06, 0.09)   # a segmented die is also read this share of its distance to the
@@ -72,7 +72,7 @@ SURE_HIT = (0.8, 40)        # `read_segmented`: a HIT face on a die whose outlin
                             # reader, and a pip 1 with a glare spot reads as HIT: on validation
                             # trays 7 wrong HITs of pip dice were read 0.50-0.75 sure on outlines
                             # of 58-141 px, while every right HIT read under 0.8 was on a die
-                            # under 30 px, whose word is a few pixels high (special-dice.md,
+                            # under 30 px, whose word is a few pixels high (docs/history/special-dice.md,
                             # session 12)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
@@ -85,7 +85,7 @@ WHOLE_ARROW = (2.7, 0.05)   # elongation and area / side**2 of a whole arrow, sh
 SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow (a quarter of
                             # the face long, a twentieth wide) is a blur of a few pixels; on
                             # validation trays not one bearing read from it was right
-                            # (docs/special-dice.md, session 11): none is given
+                            # (docs/history/special-dice.md, session 11): none is given
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 
 
@@ -185,7 +185,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     the surest face wins, read at its place (`centre`). A die read as
     cocked where it was found (from `OUTLINE_COCKED_PROBABILITY`) stays cocked (a re-roll
     rather than a wrong face; letting a sure face read elsewhere win took the flag from
-    cocked dice, special-dice.md, session 11); one read as nothing there but cocked at its
+    cocked dice, docs/history/special-dice.md, session 11); one read as nothing there but cocked at its
     top face (from `COCKED_PROBABILITY`) is cocked."""
     if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None

@@ -1,7 +1,7 @@
 """The committed pip networks are the graphs `training/pool_rows.py` writes: cv2.dnn pools a
 2x2 max-pooling of these small feature maps mostly in its scalar loop, and runs a 3x3
 convolution on under 12x12 without Winograd, so an export that skipped the rewrite would read
-the same numbers about 10 % slower (docs/vision.md, fourteenth session). Their outputs are
+the same numbers about 10 % slower (docs/history/vision.md, fourteenth session). Their outputs are
 pinned by the reader's tests; this checks the graph's shape, through cv2.dnn's own view of it."""
 
 import pytest

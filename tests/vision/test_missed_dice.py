@@ -1,4 +1,4 @@
-"""Dice the reader used to miss (docs/vision.md, "Eighth session: missed dice" and "Eleventh
+"""Dice the reader used to miss (docs/history/vision.md, "Eighth session: missed dice" and "Eleventh
 session: a lone die")."""
 
 import numpy as np
@@ -119,7 +119,7 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
     # Tray 140 of seed 776 (the validation trays), 1920x1080: a white 3 touches a red die,
     # which is read towards the 3, so the 3's readings lie under `BESIDE_CLEAR` typical
     # sides from it. Read again there, and the midpoint of the two reading no pip face (two
-    # dice's contact, not one die read twice), it is a die (docs/vision.md, 17th session).
+    # dice's contact, not one die read twice), it is a die (docs/history/vision.md, 17th session).
     rendered = random_tray(np.random.default_rng([776, 140]), dice=(1, 40))
     truth = rendered.truth[3]
     assert truth.value == 3 and "touching" in truth.flags
@@ -144,7 +144,7 @@ def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
     # Tray 77 of seed 776 (the validation trays), 640x480: a lone blue 6 near the frame's
     # corner, two side faces showing, read as leaning at its outline. Its top face, found
     # in the image, reads as a 6 a little under 0.95 sure, and the top-face look takes it
-    # from `FACE_LOOK_SURE` (docs/vision.md, "Sixteenth session: flat dice ...").
+    # from `FACE_LOOK_SURE` (docs/history/vision.md, "Sixteenth session: flat dice ...").
     rendered = random_tray(np.random.default_rng([776, 77]), dice=(1, 40))
     truth = rendered.truth[34]
     assert truth.value == 6 and "cocked" not in truth.flags
@@ -173,7 +173,7 @@ def test_a_flat_die_whose_face_is_not_found_at_its_centre_is_sought_again(monkey
     # Validation trays, 640x480: flat dice read as leaning at their outline, whose top face
     # the search from their centre found not square (side faces or a neighbour taken in).
     # Sought again a little away from the touching die or outward from the image centre,
-    # the face is square and reads right (docs/vision.md, "Seventeenth session: ...").
+    # the face is square and reads right (docs/history/vision.md, "Seventeenth session: ...").
     rendered = random_tray(np.random.default_rng([seed, tray]), dice=(1, 40))
     truth = rendered.truth[die]
     assert truth.value == value and "cocked" not in truth.flags

@@ -1,4 +1,4 @@
-"""Crops turned outward-up (docs/vision.md, ninth session): `crops.outward_angle`, the
+"""Crops turned outward-up (docs/history/vision.md, ninth session): `crops.outward_angle`, the
 training script's `--outward` crops and the reader's crops for an outward classifier.
 
 Each test draws a grey die with a red dot just outward of it (away from the frame's centre)

@@ -1,4 +1,4 @@
-"""The outward network's second opinion (reader step 6, last checks; docs/vision.md, tenth
+"""The outward network's second opinion (reader step 6, last checks; docs/history/vision.md, tenth
 session): pip dice every other look read without a face are read by the outward network on
 outward-up crops, and a face it reads `reader.OUTWARD_SURE` sure at the die's centre replaces
 the flag; else a face `reader.OUTWARD_AGREE` of the looks around it read `SURE_FACE` sure,
@@ -45,7 +45,7 @@ def test_a_flat_die_away_from_the_centre_flagged_cocked_is_read(no_outward_opini
     """A purple 6 lying flat near the top-right corner (r 0.57 of the half-diagonal): the
     committed classifier calls it leaning at every look, the outward network reads the 6.
     (The top-face look, sought again off its centre, reads it too: kept to its centre here,
-    docs/vision.md, seventeenth session.)"""
+    docs/history/vision.md, seventeenth session.)"""
     monkeypatch.setattr(reader, "FACE_SEED", 0.0)
     tray = rendered_tray(31, 28)
     [truth] = [t for t in tray.truth if math.hypot(t.center[0] - 521, t.center[1] - 130) < 5]

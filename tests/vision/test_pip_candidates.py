@@ -1,4 +1,4 @@
-"""A 1 whose outline did not close is looked for at its lone pip (docs/vision.md,
+"""A 1 whose outline did not close is looked for at its lone pip (docs/history/vision.md,
 "Thirteenth session: a 1 found by its pip"); dust on the floor is not."""
 
 from pathlib import Path

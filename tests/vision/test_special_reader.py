@@ -113,7 +113,7 @@ def probabilities(**p: float) -> np.ndarray:
 
 def test_the_outline_crop_flags_a_die_cocked_only_from_its_own_cut_off(monkeypatch):
     """The outline's crop holds the die's side faces and shadow: flat dice read P(cocked)
-    0.70-0.79 there (special-dice.md, fourteenth session), so it flags a die from
+    0.70-0.79 there (docs/history/special-dice.md, fourteenth session), so it flags a die from
     `OUTLINE_COCKED_PROBABILITY`, the top face's crop from `COCKED_PROBABILITY`."""
     from station.vision import special_dice
     between = 0.75

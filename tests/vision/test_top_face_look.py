@@ -1,4 +1,4 @@
-"""The top-face look (reader step 6, last; docs/vision.md, eleventh session): a pip die still
+"""The top-face look (reader step 6, last; docs/history/vision.md, eleventh session): a pip die still
 read without a face is read again on its top face found in the image
 (`special_dice.find_top_face`), when that face is square (`reader.SQUARE`): a flat die seen
 obliquely is found off its top face, a leaning die's tilted top face is foreshortened."""

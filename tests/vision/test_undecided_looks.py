@@ -1,7 +1,7 @@
 """The looks at dice still undecided after the detail look (reader step 5): the contrast look
 reads them on crops with their contrast brought out, the colour look on crops lit by their
 colour distance from the die's body and at other sizes; a face is taken only when all views
-agree (docs/vision.md, fourteenth and sixteenth sessions)."""
+agree (docs/history/vision.md, fourteenth and sixteenth sessions)."""
 
 import json
 from pathlib import Path

@@ -9,7 +9,7 @@ a maximum is exact whatever the order.
 Why: OpenCV's classic engine pools row by row, and vectorises a row only from its second
 output to the ninth from its end, so on the 16-, 8- and 4-wide outputs of these networks nearly
 every output goes through its scalar loop (about 80 instructions an output, 150 more a row); the
-three poolings were 29 % of the classifier's instructions (docs/vision.md, fourteenth session).
+three poolings were 29 % of the classifier's instructions (docs/history/vision.md, fourteenth session).
 Instead: the two rows of every pair, as one tensor of N*C*H/2 x 2 x W, are split in two and
 their elementwise `Max` taken (vectorised, no rows), then the pairs of neighbours are pooled
 along one row per crop (1 x 2 windows on a C*H*W/2-long row, nearly all vectorised).

@@ -15,10 +15,10 @@ against the tray wall, the places where leaning dice lie (so that the place is n
 `--outward`: every crop cut turned so that "outward" (from the frame's centre to the crop's)
 is up, give or take `OUTWARD_JITTER` degrees, and augmented by left-right mirrors only (which
 keep outward up; quarter turns would not): the side faces of a flat die, which the camera
-sees inward of its top face, then always show below it (docs/vision.md, ninth session).
+sees inward of its top face, then always show below it (docs/history/vision.md, ninth session).
 
 The detail network (weights/d6_detail.onnx: the same network and classes on 48x48 crops,
-for the dice the classifier leaves undecided; docs/vision.md, sixth and sixteenth sessions)
+for the dice the classifier leaves undecided; docs/history/vision.md, sixth and sixteenth sessions)
 comes from `--size 48 --negatives 0 --validate --materials 0.5 --synthetic 120 --real-per-die
 32 --hard-per-die 128 --hard-by detail6.onnx --epochs 15 --seed 2 --out
 station/vision/weights/d6_detail.onnx`, where detail6.onnx is the sixth session's network
@@ -28,7 +28,7 @@ the crops of each real die (the translucent dice it is for are real ones), 128 o
 that network read less than 0.6 sure, every 4th training photo left out to validate it on.
 
 The outward network (weights/d6_outward.onnx: outward-up crops, for the dice every other look
-read without a face; docs/vision.md, ninth and tenth sessions) comes from `--touching 0.3
+read without a face; docs/history/vision.md, ninth and tenth sessions) comes from `--touching 0.3
 --by-wall 0.15 --leaning 0.25 --contacts rendered --outward --epochs 20 --seed 4 --out
 station/vision/weights/d6_outward.onnx`.
 
@@ -350,7 +350,7 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
 
 
 # Share of rendered d6 in unusual materials. 0: the committed weights' recipe (0.3 read more
-# training photos but not more held-out ones; docs/vision.md, fourth session).
+# training photos but not more held-out ones; docs/history/vision.md, fourth session).
 MATERIALS = 0.0
 # Shares of rendered dice laid flat against another die / the tray wall, and leaning (only
 # there, half on a die, half on the wall). 0.15 / 0 / 0.15: the committed weights' recipe.

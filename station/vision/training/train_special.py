@@ -17,7 +17,7 @@ TRAIN_FONTS only: the benchmark's Source Sans numerals are a typeface the networ
 The benchmark's trays (seeds 1 and 2) are not used; the seed here defaults to 1000.
 About 10 minutes to render and cut, 10-20 minutes to train on one core.
 
-The committed weights (since the fifteenth session; docs/special-dice.md, thirteenth to
+The committed weights (since the fifteenth session; docs/history/special-dice.md, thirteenth to
 fifteenth sessions) were made so: the full range of frames with 15 % cocked dice, a
 small-dice set (640x480 and 800x600) with 20 % cocked dice, 12 epochs (torch 2.13.0 cpu):
 
