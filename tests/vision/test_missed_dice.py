@@ -18,6 +18,15 @@ def _reading(face: int, p: float) -> np.ndarray:
     return probs
 
 
+def _read_in_box(rendered, truth):
+    """The reading in the die's box nearest its top face's centre, or None."""
+    x0, y0, x1, y1 = truth.box
+    seen = [d for d in read_tray(rendered.image)
+            if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+    return min(seen, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
+                                                          d.center[1] - truth.center[1]))
+
+
 def test_a_leaning_reading_between_two_dice_gives_way_to_them():
     # Two touching dice cut between them look like one leaning die, surer than either
     # die read on its own; a die reading on each side of it, not one die with each other,
@@ -99,20 +108,13 @@ def test_a_die_dropped_for_its_touching_neighbour_is_read_beside_it(monkeypatch)
     truth = rendered.truth[0]
     assert "touching" in truth.flags
 
-    def read_in_box():
-        x0, y0, x1, y1 = truth.box
-        seen = [d for d in read_tray(rendered.image)
-                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
-        return min(seen, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                              d.center[1] - truth.center[1]))
-
-    nearest = read_in_box()
+    nearest = _read_in_box(rendered, truth)
     assert nearest.value == truth.value == 6
     assert np.hypot(nearest.center[0] - truth.center[0],
                     nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
     # Without the look it is missed (no reading in its box): the test can fail.
     monkeypatch.setattr(reader, "_beside_look", lambda source, dice, *args: dice)
-    assert read_in_box() is None
+    assert _read_in_box(rendered, truth) is None
 
 
 def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
@@ -124,20 +126,13 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
     truth = rendered.truth[3]
     assert truth.value == 3 and "touching" in truth.flags
 
-    def read_in_box():
-        x0, y0, x1, y1 = truth.box
-        seen = [d for d in read_tray(rendered.image)
-                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
-        return min(seen, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                              d.center[1] - truth.center[1]))
-
-    nearest = read_in_box()
+    nearest = _read_in_box(rendered, truth)
     assert nearest.value == 3
     assert np.hypot(nearest.center[0] - truth.center[0],
                     nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
     # Without the places nearer than `BESIDE_CLEAR` it is missed: the test can fail.
     monkeypatch.setattr(reader, "BESIDE_NEAR", reader.BESIDE_CLEAR)
-    assert read_in_box() is None
+    assert _read_in_box(rendered, truth) is None
 
 
 def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
@@ -149,18 +144,11 @@ def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
     truth = rendered.truth[34]
     assert truth.value == 6 and "cocked" not in truth.flags
 
-    def read_in_box():
-        x0, y0, x1, y1 = truth.box
-        seen = [d for d in read_tray(rendered.image)
-                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
-        return min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                d.center[1] - truth.center[1]))
-
-    nearest = read_in_box()
+    nearest = _read_in_box(rendered, truth)
     assert nearest.value == 6 and "cocked" not in nearest.flags
     # At the other looks' 0.95 it is reported leaning: the test can fail.
     monkeypatch.setattr(reader, "FACE_LOOK_SURE", reader.SURE_FACE)
-    assert "cocked" in read_in_box().flags
+    assert "cocked" in _read_in_box(rendered, truth).flags
 
 
 @pytest.mark.parametrize("seed, tray, die, value", [
@@ -178,18 +166,11 @@ def test_a_flat_die_whose_face_is_not_found_at_its_centre_is_sought_again(monkey
     truth = rendered.truth[die]
     assert truth.value == value and "cocked" not in truth.flags
 
-    def read_in_box():
-        x0, y0, x1, y1 = truth.box
-        seen = [d for d in read_tray(rendered.image)
-                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
-        return min(seen, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                d.center[1] - truth.center[1]))
-
-    nearest = read_in_box()
+    nearest = _read_in_box(rendered, truth)
     assert nearest.value == value and "cocked" not in nearest.flags
     # Sought only from its centre it is reported leaning: the test can fail.
     monkeypatch.setattr(reader, "FACE_SEED", 0.0)
-    assert "cocked" in read_in_box().flags
+    assert "cocked" in _read_in_box(rendered, truth).flags
 
 
 def test_dice_the_colour_of_the_floor_are_found_by_looking_around_half_dice():
