@@ -36,10 +36,13 @@ if grep -q "opencv-python-headless==4.9" "$constraints"; then
 else
   # apt's cv2 is importable as it is: install the station without asking pip for OpenCV
   "$venv/bin/pip" install -c "$constraints" --no-deps "$repo"
-  "$venv/bin/pip" install -c "$constraints" pyserial gpiozero pillow luma.oled luma.lcd
+  # onnxruntime has wheels for 64-bit ARM only; on 32-bit Pi OS the reader uses cv2.dnn
+  engine=""; [ "$(uname -m)" = aarch64 ] && engine=onnxruntime
+  "$venv/bin/pip" install -c "$constraints" pyserial gpiozero pillow luma.oled luma.lcd $engine
 fi
 rm -f "$constraints"
 "$venv/bin/python" -c "import picamera2, cv2, numpy; print('picamera2 ok, OpenCV', cv2.__version__, 'numpy', numpy.__version__)"
+"$venv/bin/python" -c "from station.vision.networks import engine; print('dice networks run on', engine())"
 
 id station >/dev/null 2>&1 || useradd --system --home /var/lib/station --create-home station
 for group in video render input gpio dialout i2c spi tty; do

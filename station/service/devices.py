@@ -130,7 +130,8 @@ class TrayReader:
         from station.vision import read_tray
         self.read_tray, self.calibration = read_tray, calibration
         self.options = {"faces": faces} if faces is not None else {}
-        # cv2.dnn networks are not safe to run from two threads at once
+        # cv2.dnn networks (the fallback engine, station.vision.networks) are not safe to
+        # run from two threads at once
         self._lock = threading.Lock()
 
     def __call__(self, frame: np.ndarray) -> list[Any]:

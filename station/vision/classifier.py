@@ -1,4 +1,5 @@
-"""The die-face classifier: a small CNN, run with OpenCV's dnn module (no torch on the Pi).
+"""The die-face classifier: a small CNN, run by ONNX Runtime or OpenCV (`networks`; no torch on
+the Pi).
 
 Input: crops from `crops.crop_die`, axis-aligned, or turned so that "outward" (from the frame's
 centre) is up for a classifier trained so (`outward_crops()`; `train_classifier.py --outward`,
@@ -26,8 +27,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
+
+from station.vision.networks import Network
 
 WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
 GATE_WEIGHTS = WEIGHTS.with_name("d6_gate.onnx")
@@ -50,18 +52,9 @@ def normalise(crops: np.ndarray) -> np.ndarray:
     return x
 
 
-def read_onnx(path: Path) -> cv2.dnn.Net:
-    """An ONNX network for cv2.dnn. OpenCV 5's classic engine runs these small networks about
-    a fifth faster than its new one (same outputs); OpenCV 4 has only the classic one."""
-    classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if classic is None:
-        return cv2.dnn.readNetFromONNX(str(path))
-    return cv2.dnn.readNetFromONNX(str(path), classic)
-
-
 class DieClassifier:
     def __init__(self, weights_path: Path = WEIGHTS) -> None:
-        self.net = read_onnx(weights_path)
+        self.net = Network(weights_path)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities, N x CLASSES (see the module docstring)."""
@@ -72,8 +65,7 @@ class DieClassifier:
         gate and the classifier)."""
         if len(x) == 0:
             return np.zeros((0, CLASSES), np.float32)
-        self.net.setInput(x)
-        logits = self.net.forward().reshape(len(x), CLASSES)
+        logits = self.net.run(x).reshape(len(x), CLASSES)
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
@@ -83,7 +75,7 @@ class DieGate:
     """P(a die) per crop, cheaply; the crops it passes go to the `DieClassifier`."""
 
     def __init__(self, weights_path: Path = GATE_WEIGHTS) -> None:
-        self.net = read_onnx(weights_path)
+        self.net = Network(weights_path)
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         return self.predict_normalised(normalise(crops) if len(crops) else crops)
@@ -92,8 +84,7 @@ class DieGate:
         """`predict` of crops already `normalise`d."""
         if len(x) == 0:
             return np.zeros(0, np.float32)
-        self.net.setInput(x)
-        logits = self.net.forward().reshape(len(x), 2)
+        logits = self.net.run(x).reshape(len(x), 2)
         return 1.0 / (1.0 + np.exp(logits[:, 0] - logits[:, 1]))
 
 

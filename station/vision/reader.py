@@ -1040,7 +1040,7 @@ def _resize(source: CropSource, candidates: list[Candidate], probs: np.ndarray, 
 
 def warm_up() -> None:
     """Load now what a process's first `read_tray` would otherwise load in the middle of a
-    read: the networks, each run once (cv2.dnn sets a network up on its first forward), and
+    read: the networks, each run once (both engines set a network up on its first run), and
     OpenCV's colour tables (its first Lab conversion builds them). On the benchmark machine a
     first read of a 640x640 photo took 0.22 s against 0.07 s for the next, 0.17 s of it the
     tables. For a service that reads for hours, so that its first roll is as quick as the rest."""

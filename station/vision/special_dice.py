@@ -15,7 +15,7 @@
     reading.confidence   # 0..1
 
 Out of the box, no teaching at the table:
-1. The face: a small CNN (ONNX, run by OpenCV's dnn module like the d6 network; weights
+1. The face: a small CNN (ONNX, run like the d6 network, `networks`; weights
    `weights/special_faces.onnx`, trained by `station/vision/training/train_special.py` on
    rendered dice in several sans-serif fonts) reads a 40x40 crop of the die, 1.5 sides wide,
    averaged over its four quarter turns so that numerals read whichever way up they lie.
@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from station.vision.classifier import normalise, read_onnx
+from station.vision.classifier import normalise
+from station.vision.networks import Network
 from station.vision.crops import CropSource
 
 # other: pips, or no die at all; cocked: a die leaning on another or the wall (any face)
@@ -523,10 +524,10 @@ def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
 
 
 class _FaceNet:
-    """The face network (a small CNN, ONNX, run by OpenCV's dnn module like the d6 one)."""
+    """The face network (a small CNN, ONNX, run like the d6 one: `networks`)."""
 
     def __init__(self, path: str) -> None:
-        self.net = read_onnx(path)
+        self.net = Network(path)
 
     def predict(self, crop: np.ndarray) -> np.ndarray:
         """Class probabilities of one FACE_CROP crop, averaged over its four quarter turns
@@ -536,8 +537,7 @@ class _FaceNet:
     def predict_many(self, crops: list[np.ndarray]) -> np.ndarray:
         """`predict` of several crops in one network call: one row each."""
         turns = np.stack([np.rot90(crop, k) for crop in crops for k in range(4)])
-        self.net.setInput(normalise(turns))
-        logits = self.net.forward().reshape(len(crops), 4, len(CLASSES))
+        logits = self.net.run(normalise(turns)).reshape(len(crops), 4, len(CLASSES))
         p = np.exp(logits - logits.max(axis=2, keepdims=True))
         return (p / p.sum(axis=2, keepdims=True)).mean(axis=1)
 
