@@ -294,16 +294,13 @@ def make_model(channels=CHANNELS, crop_size: int = CROP_SIZE):
 
 
 def export(model, path: Path, crop_size: int = CROP_SIZE) -> None:
-    """ONNX for cv2.dnn (batch norm is folded in by the exporter in eval mode), its max-poolings
-    rewritten into the equivalent graph cv2.dnn runs faster (`pool_rows`)."""
+    """ONNX for `station.vision.networks` (batch norm is folded in by the exporter in eval
+    mode)."""
     import torch
-
-    from station.vision.training import pool_rows
 
     torch.onnx.export(model, torch.zeros(1, 3, crop_size, crop_size), str(path), dynamo=False,
                       input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
-    pool_rows.rewrite_file(path)
 
 
 def mirror(batch):
