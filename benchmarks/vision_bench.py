@@ -11,7 +11,8 @@ Prints, for the real photos (all of them, the training part and the held-out par
   shows another face than their label, and plain dice the labels miss), on a second line;
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
-- images per second and milliseconds per image, on one core (cv2.setNumThreads(1)).
+- images per second and milliseconds per image, on one core (cv2.setNumThreads(1); the
+  networks on ONNX Runtime, one thread, or on cv2.dnn: `STATION_INFERENCE`, networks.py).
 For N rendered trays of 1-30 dice of which 30 % lean on a die or the wall (seed S + 1): the
 leaning dice flagged cocked and those given a value (issue #3: flagged, not guessed), and
 the flat dice read right (station/vision/evaluation.score_leaning).
@@ -37,6 +38,7 @@ from station.fakes.tray import random_tray                # noqa: E402
 from station.vision import read_tray                      # noqa: E402
 from station.vision.classifier import use_weights         # noqa: E402
 from station.vision.evaluation import LeaningScore, Score, score_image, score_leaning  # noqa: E402
+from station.vision.networks import engine                # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
 
 
@@ -200,7 +202,7 @@ def main() -> None:
     if args.leaning:
         run_leaning(args.leaning, args.seed + 1, args.cache)
 
-    print("\n== speed on one core (median of repeated reads)")
+    print(f"\n== speed on one core (median of repeated reads; networks on {engine()})")
     frame, count = composite_frame(args.data)
     print(f"1280x960, {count} real dice (two photos side by side): "
           f"{time_frame(frame, 20):.1f} ms")
