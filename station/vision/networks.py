@@ -58,6 +58,8 @@ class Network:
     def __init__(self, path: Path, engine_name: str | None = None) -> None:
         self.path = Path(path)
         self.engine = engine_name or engine()
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine {self.engine!r}: use one of {', '.join(ENGINES)}")
         if self.engine == "onnxruntime":
             options = onnxruntime.SessionOptions()
             # one thread: the reader's batches are a few dozen 32x32 crops, too small to
