@@ -344,7 +344,7 @@ def _split_touching(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                     side: float, edges: TrayEdges) -> list[tuple[Candidate, np.ndarray]]:
     """Two touching dice read as one leaning die at their contact, each read off its centre
     towards it: their readings lie under `SPLIT_APART` sides apart, so `_split_seen` leaves
-    them (seed 776: 10 of 31 dice missed beside a neighbour). A leaning die's own readings lie
+    them (seed 776: 9 of the 25 dice missed beside a neighbour). A leaning die's own readings lie
     as near, reading its top face and its side faces, so the pair (`PAIR_RING`, opposite, at
     least `PAIR_APART` apart, each `READABLE` sure) counts only when both places `PAIR_CENTRE`
     sides out, where two dice's centres lie and a leaning die ends, read as dice `PAIR_DIE`
