@@ -113,6 +113,12 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
+PAIR_RING = (0.2, 0.65)       # pip readings this x side from a leaning reading, on opposite sides
+PAIR_APART = 0.5              # of it (cosine at most `PAIR_OPPOSITE`) and this x side apart, are
+PAIR_OPPOSITE = -0.5          # two touching dice when read as dice `PAIR_DIE` sure this x side
+PAIR_CENTRE = 0.5             # from it towards each (their centres), or when its blob is at least
+PAIR_DIE = 0.9                # `PAIR_BLOB` dice large (18th session)
+PAIR_BLOB = 4.0
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
@@ -172,6 +178,16 @@ class TrayEdges:
 
     def blobs(self) -> list[Candidate]:
         return self._to_frame(blob_candidates(self.dist))
+
+    def blob_area(self, c: Candidate) -> float:
+        """The area of the filled blob under `c`'s centre in frame pixels (0: none)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
+        labels, stats = self._components
+        y = min(max(round(c.y * self.scale), 0), labels.shape[0] - 1)
+        x = min(max(round(c.x * self.scale), 0), labels.shape[1] - 1)
+        label = labels[y, x]
+        return float(stats[label, cv2.CC_STAT_AREA]) / self.scale ** 2 if label else 0.0
 
     def _to_work(self, found: list[Candidate]) -> list[Candidate]:
         s = self.scale
@@ -324,6 +340,59 @@ def _split_seen(dice: list[tuple[Candidate, np.ndarray]], seen: list
     return result
 
 
+def _split_touching(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], seen: list,
+                    side: float, edges: TrayEdges) -> list[tuple[Candidate, np.ndarray]]:
+    """Two touching dice read as one leaning die at their contact, each read off its centre
+    towards it: their readings lie under `SPLIT_APART` sides apart, so `_split_seen` leaves
+    them (seed 776: 9 of the 25 dice missed beside a neighbour). A leaning die's own readings lie
+    as near, reading its top face and its side faces, so the pair (`PAIR_RING`, opposite, at
+    least `PAIR_APART` apart, each `READABLE` sure) counts only when both places `PAIR_CENTRE`
+    sides out, where two dice's centres lie and a leaning die ends, read as dice `PAIR_DIE`
+    sure with a pip face, or when the blob under the leaning reading is as large as
+    `PAIR_BLOB` dice."""
+    leaning = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED]
+    if not leaning:
+        return dice
+    readings = [(c, p) for read, probs in seen for c, p in zip(read, probs) if _die_face(p)]
+    readings.sort(key=lambda r: -r[1][1:].max() / (1.0 - r[1][NOT_A_DIE]))
+    pairs = []
+    for i in leaning:
+        k = dice[i][0]
+        near = [(c, p) for c, p in readings
+                if PAIR_RING[0] <= math.hypot(c.x - k.x, c.y - k.y) / side <= PAIR_RING[1]
+                and all(math.hypot(c.x - o.x, c.y - o.y) > SAME_DIE * max(c.side, o.side)
+                        for n, (o, _) in enumerate(dice) if n != i)]
+        pair = next(((a, b) for n, a in enumerate(near) for b in near[n + 1:]
+                     if _cosine(a[0], b[0], k) <= PAIR_OPPOSITE
+                     and math.hypot(a[0].x - b[0].x, a[0].y - b[0].y) >= PAIR_APART * side), None)
+        if pair:
+            pairs.append((i, pair))
+    if not pairs:
+        return dice
+    centres = []
+    for i, pair in pairs:
+        k = dice[i][0]
+        for c, _ in pair:
+            out = PAIR_CENTRE * side / math.hypot(c.x - k.x, c.y - k.y)
+            centres.append(Candidate(k.x + (c.x - k.x) * out, k.y + (c.y - k.y) * out, side))
+    probs = _classify(source, centres)
+    dies = (1.0 - probs[:, NOT_A_DIE] >= PAIR_DIE) & np.array([_pip_face(p, READABLE)
+                                                                for p in probs])
+    result = list(dice)
+    for n, (i, (a, b)) in enumerate(pairs):
+        if dies[2 * n:2 * n + 2].all() or \
+                edges.blob_area(dice[i][0]) >= PAIR_BLOB * side ** 2:
+            result[i] = a
+            result.append(b)
+    return result
+
+
+def _cosine(a: Candidate, b: Candidate, centre: Candidate) -> float:
+    """The cosine of the angle at `centre` between `a` and `b`."""
+    ax, ay, bx, by = a.x - centre.x, a.y - centre.y, b.x - centre.x, b.y - centre.y
+    return (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
+
+
 def _second_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                  ) -> list[tuple[Candidate, np.ndarray]]:
     """Dice read with doubt are read again half a turn round, and those not then read
@@ -428,6 +497,7 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
                         np.concatenate([p for _, p in seen]), side, skip, around_seen)
     dice = _split_seen(dice, seen)
+    dice = _split_touching(source, dice, seen + around_seen, side, edges)
     dice = _beside_look(source, dice, seen + around_seen, side, skip)
     if dice:
         # The dice are known now: each is read at nearly the size of the others.

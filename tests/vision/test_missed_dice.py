@@ -135,6 +135,38 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
     assert _read_in_box(rendered, truth) is None
 
 
+def test_two_touching_dice_read_as_one_leaning_die_between_them_are_read(monkeypatch):
+    # Tray 54 of seed 776 (the validation trays), 2592x1944: a black 5 touches a yellow 5.
+    # Cut at their contact, the pair reads as one leaning die, and each die's readings, off
+    # its centre towards the contact, lie under `SPLIT_APART` sides apart. Read where the
+    # two centres would lie, both are dice: the leaning reading gives way to the two
+    # (docs/history/vision.md, eighteenth session).
+    rendered = random_tray(np.random.default_rng([776, 54]), dice=(1, 40))
+    dice = [rendered.truth[7], rendered.truth[4]]
+    assert [d.value for d in dice] == [5, 5]
+
+    for truth in dice:
+        nearest = _read_in_box(rendered, truth)
+        assert nearest.value == 5
+        assert np.hypot(nearest.center[0] - truth.center[0],
+                        nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+    # Without the split, the black 5 is missed and the yellow one read as leaning.
+    monkeypatch.setattr(reader, "_split_touching", lambda source, dice, *args: dice)
+    assert _read_in_box(rendered, dice[0]) is None
+    assert _read_in_box(rendered, dice[1]).value is None
+
+
+def test_a_leaning_die_read_on_either_side_stays_leaning():
+    # Tray 8 of seed 96 (a leaning tray): a leaning 3 read as a 2 and as a 3 on opposite
+    # sides of its leaning reading; read where two dice's centres would lie, it is no die
+    # there, and its blob is one die's: it stays leaning, without a value.
+    rendered = random_tray(np.random.default_rng([96, 8]), dice=(1, 30), cocked=0.3)
+    truth = rendered.truth[20]
+    assert "cocked" in truth.flags
+    nearest = _read_in_box(rendered, truth)
+    assert nearest.value is None and "cocked" in nearest.flags
+
+
 def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
     # Tray 77 of seed 776 (the validation trays), 640x480: a lone blue 6 near the frame's
     # corner, two side faces showing, read as leaning at its outline. Its top face, found
