@@ -136,9 +136,6 @@ FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a
                               # flat die's face there reads 0.85-0.95 sure; docs/history/vision.md, 16th)
 FACE_SEED = 0.15              # none found there: sought again this x its side away from a
                               # touching die, then outward (docs/history/vision.md, 17th session)
-FACE_EDGE = 0.7               # a face found not square is found again bounded by lightness steps
-FACE_LIGHTER = 1.1            # this steep (x the colour tolerance a pixel), taken when this much
-                              # lighter than the side faces or shadow left out (18th session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -865,10 +862,8 @@ def _square_face(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], i
     c = dice[i][0]
     level = pyramid_level(c.side, FACE_SEARCH)
     fx, fy = source.scale(level)
-    at = (source.level(level), (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5, c.side * fx)
-    face = find_top_face(*at)
-    if (face is None or face.squareness < SQUARE) and FACE_EDGE:
-        face = find_top_face(*at, edge=FACE_EDGE, lighter=FACE_LIGHTER)
+    face = find_top_face(source.level(level), (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5,
+                         c.side * fx)
     if face is None or face.squareness < SQUARE:
         return None
     look = Candidate((face.x + 0.5) / fx - 0.5, (face.y + 0.5) / fy - 0.5,

@@ -269,49 +269,27 @@ class TopFace:
     squareness: float
 
 
-def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float,
-                  edge: float | None = None, lighter: float = 1.0) -> TopFace | None:
+def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float
+                  ) -> TopFace | None:
     """The top face of the die a segmenter found at (x, y) with the side of its outline (1
     to 1.8 top faces, and up to a third of a side off its centre): of the top faces found
     for a few guesses of the face's side, the one whose area fits its guess best. None when
-    none fits within 30 %.
-
-    With `edge`: the face bounded by lightness steps this steep (x the colour tolerance, a
-    pixel), where the body colour alone also takes in side faces or shadow of a like colour;
-    only when it is `lighter` times as light (median) as what the body colour takes in
-    beyond it (a flat die's top face is lit from above, its side faces and shadow less;
-    docs/history/vision.md, eighteenth session), else None."""
+    none fits within 30 %."""
     crop, (x0, y0) = _cut_at(image, x, y, outline_side)
     if min(crop.shape[:2]) < 6:
         return None
-    top = _best_fit(crop, outline_side, edge)
+    best, top = math.log(1.3), None
+    for guess in outline_side / np.array(OUTLINE_TO_FACE):
+        region = _top_face(crop, guess)
+        miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * guess * guess)))
+        if miss < best:
+            best, top = miss, region
     if top is None:
         return None
-    if edge is not None:
-        beyond = _best_fit(crop, outline_side)
-        beyond = beyond & ~top if beyond is not None else top & False
-        if beyond.sum() < 0.1 * top.sum():      # nothing taken in beyond it: no step bounds it
-            return None
-        light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0]
-        if np.median(light[top]) < lighter * np.median(light[beyond]):
-            return None
     ys, xs = np.nonzero(top)
     low, high = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(np.float64)))
     return TopFace(x0 + float(xs.mean()), y0 + float(ys.mean()), math.sqrt(len(xs) / FACE_AREA),
                    math.sqrt(max(low, 0.0) / max(high, 1e-9)))
-
-
-def _best_fit(crop: np.ndarray, outline_side: float, edge: float | None = None
-              ) -> np.ndarray | None:
-    """Of the top faces grown for each guess of the face's side, the one whose area fits
-    its guess best, if within 30 %."""
-    best, top = math.log(1.3), None
-    for guess in outline_side / np.array(OUTLINE_TO_FACE):
-        region = _top_face(crop, guess, edge)
-        miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * guess * guess)))
-        if miss < best:
-            best, top = miss, region
-    return top
 
 
 def classify_crop(crop: np.ndarray, side_px: float | None = None) -> SpecialReading | None:
@@ -365,7 +343,7 @@ def _small_arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
 # ---------------------------------------------------------------- die and ink
 
 
-def _top_face(crop: np.ndarray, side: float, edge: float | None = None) -> np.ndarray:
+def _top_face(crop: np.ndarray, side: float) -> np.ndarray:
     """The die's top face: the body-coloured region around the crop's centre, made convex.
 
     Side faces are shaded differently from the top face (light falls from above), so they
@@ -389,31 +367,24 @@ def _top_face(crop: np.ndarray, side: float, edge: float | None = None) -> np.nd
     # tolerance can keep only part of the face: of every cluster grown at a few
     # tolerances, keep the region closest to a die face's area.
     counts = np.bincount(labels_k.ravel(), minlength=3)
-    steep = None
-    if edge is not None:
-        steep = cv2.magnitude(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0, ksize=3, scale=0.125),
-                              cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1, ksize=3, scale=0.125))
     top, best = np.zeros((h, w), bool), math.inf
     for cluster in np.argsort(-counts):
         body = centres[cluster]
         dist = np.linalg.norm(lab - body, axis=2)     # once per cluster, for every tolerance
         for widen in TOLERANCE_STEPS:
-            region = _region_of(dist, body, central, widen, steep, edge)
+            region = _region_of(dist, body, central, widen)
             miss = abs(math.log(max(region.sum(), 1.0) / (FACE_AREA * side * side)))
             if miss < best:
                 top, best = region, miss
     return top
 
 
-def _region_of(dist, body, central, widen: float = 1.0, steep=None, edge=None) -> np.ndarray:
+def _region_of(dist, body, central, widen: float = 1.0) -> np.ndarray:
     """The convex hull of the body-coloured component covering most of the centre; `dist`:
     each pixel's colour distance (Lab) to the body colour `body`."""
     h, w = dist.shape
     tol = widen * max(10.0, 0.07 * float(body[0]))   # side faces are >= 20 % darker/lighter
-    like = dist < tol
-    if edge is not None:
-        like &= steep < edge * max(10.0, 0.07 * float(body[0]))
-    like = like.astype(np.uint8)
+    like = (dist < tol).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(like, 4)
     if n <= 1:
         return np.zeros((h, w), bool)

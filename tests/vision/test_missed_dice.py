@@ -173,27 +173,6 @@ def test_a_flat_die_whose_face_is_not_found_at_its_centre_is_sought_again(monkey
     assert "cocked" in _read_in_box(rendered, truth).flags
 
 
-@pytest.mark.parametrize("tray, die, value", [
-    (168, 7, 4),          # a grey 4 alone on a pale floor, its side face and shadow showing
-    (122, 12, 2),         # a grey 2 touching an orange die
-])
-def test_a_flat_die_whose_face_takes_in_its_side_and_shadow_is_read(monkeypatch, tray, die,
-                                                                    value):
-    # Validation trays of seed 776, 2592x1944: flat grey dice read as leaning at their
-    # outline; grown on the body colour, the top face takes in the darker side face and
-    # shadow (grey too) and is not square. Bounded by lightness steps it is square, lighter
-    # than what it leaves out, and reads right (docs/history/vision.md, "Eighteenth session").
-    rendered = random_tray(np.random.default_rng([776, tray]), dice=(1, 40))
-    truth = rendered.truth[die]
-    assert truth.value == value and "cocked" not in truth.flags
-
-    nearest = _read_in_box(rendered, truth)
-    assert nearest.value == value and "cocked" not in nearest.flags
-    # Grown on the body colour alone it is reported leaning: the test can fail.
-    monkeypatch.setattr(reader, "FACE_EDGE", 0.0)
-    assert "cocked" in _read_in_box(rendered, truth).flags
-
-
 def test_dice_the_colour_of_the_floor_are_found_by_looking_around_half_dice():
     # Tray 99 of seed 777 (the validation trays), 640x480: two purple dice on blue felt,
     # whose outlines stay under the edge threshold; their candidates lay off their centres
