@@ -94,6 +94,9 @@ READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
 SPLIT_APART = 0.8        # a leaning reading gives way to two dice readings this far apart
+SPLIT_RING = 0.35        # a die reported cocked is read at eight places this x its side around
+SPLIT_SURE = 0.75        # it; two read as faces this sure on opposite sides, one of them
+                         # special, are two touching dice cut as one (`_split_cocked`)
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
 JOIN = 1.0               # two unsure pip readings closer than this x side, whose midpoint
@@ -1094,9 +1097,51 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
             dice, _ = _search(source, finer, skip)
     read = [_describe(image, c, p, near, calibration, expect_special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
+    dice, read = _split_cocked(source, dice, read, calibration, expect_special)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
+
+
+def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                  read: list[DetectedDie], calibration, expect_special: bool
+                  ) -> tuple[list[tuple[Candidate, np.ndarray]], list[DetectedDie]]:
+    """A special die touching another die is often cut as one outline between them, which
+    the d6 network or the special reader reads as one cocked die (`_split_leaning` needs
+    the two dice read on their own, and here the search read neither). Each die reported
+    cocked is read at eight places `SPLIT_RING` of its side around it; two places on
+    opposite sides read as faces `SPLIT_SURE` sure, at least one of them special, away from
+    the other dice found, are the two dice, and replace it."""
+    cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
+    if not cocked:
+        return dice, read
+    found, kept = list(dice), list(read)
+    for i in reversed(cocked):
+        c = dice[i][0]
+        ring = [Candidate(c.x + SPLIT_RING * c.side * math.cos(a),
+                          c.y + SPLIT_RING * c.side * math.sin(a), c.side)
+                for a in np.arange(8) * (math.pi / 4)]
+        probs = _classify(source, ring)
+        faces = [k for k in np.argsort(-probs[:, 1:].max(axis=1), kind="stable")
+                 if _face_read(probs[k], SPLIT_SURE)
+                 and all(math.hypot(ring[k].x - o.x, ring[k].y - o.y) > SAME_DIE * o.side
+                         for n, (o, _) in enumerate(dice) if n != i)]
+        pair = next(((a, b) for n, a in enumerate(faces) for b in faces[n + 1:]
+                     if (a - b) % 8 in (3, 4, 5)
+                     and SPECIAL in (probs[a, 1:].argmax() + 1, probs[b, 1:].argmax() + 1)),
+                    None)
+        if pair:
+            two = [(ring[k], probs[k]) for k in pair]
+            found[i:i + 1] = two
+            kept[i:i + 1] = [_describe(source.image, c2, p2, True, calibration, expect_special)
+                             for c2, p2 in two]
+    return found, kept
+
+
+def _face_read(p: np.ndarray, sure: float) -> bool:
+    """Read as a die (`DIE_PROBABILITY`) with a face, pips or special, `sure` sure."""
+    return 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and int(p[1:].argmax()) + 1 != COCKED \
+        and p[1:].max() >= sure * (1 - p[NOT_A_DIE])
 
 
 def _touching(found: list[Candidate]) -> np.ndarray:

@@ -49,6 +49,22 @@ def test_cocked_special_dice_are_flagged_by_the_reader():
     assert flagged >= cocked - 1, f"{flagged}/{cocked} cocked special dice flagged"
 
 
+def test_a_special_die_cut_as_one_cocked_die_with_its_neighbour_is_split():
+    """An arrow touching an artillery 6, cut as one outline between them, was read as one
+    cocked artillery die; the ring of places around it reads both (`_split_cocked`,
+    docs/history/special-dice.md, eighteenth session)."""
+    faces = [Face("scatter", "arrow"), Face("d6", 4), Face("d6", 2), Face("artillery", 6),
+             Face("d6", 5), Face("scatter", "hit")]
+    shot = render_roll(faces, np.random.default_rng(6), size=(640, 480), touching=0.5)
+    dice = read_tray(shot.image)
+    for truth in shot.truth[::3]:
+        side = float(np.mean([math.dist(truth.top_corners[i], truth.top_corners[i - 1])
+                              for i in range(4)]))
+        assert [(d.kind, d.value) for d in dice
+                if math.dist(d.center, truth.center) < side / 2] == [(truth.kind, truth.value)]
+    assert not [d for d in dice if "cocked" in d.flags]
+
+
 def test_a_flat_special_die_seen_from_the_side_is_read_at_its_top_face():
     """The outline the reader finds holds the die's side faces and shadow too: its centre
     lies up to half a side off the top face's, and a crop there looks like a leaning die.
