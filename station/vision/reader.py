@@ -1111,7 +1111,9 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     the two dice read on their own, and here the search read neither). Each die reported
     cocked is read at eight places `SPLIT_RING` of its side around it; two places on
     opposite sides read as faces `SPLIT_SURE` sure, at least one of them special, away from
-    the other dice found, are the two dice, and replace it."""
+    the other dice found, are the two dice, and replace it, unless a run of places read as
+    a face (`READABLE`) joins them: one die's top face, seen from around it (a leaning
+    special die read so at five places of eight on seed 52's cocked trays)."""
     cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
     if not cocked:
         return dice, read
@@ -1126,8 +1128,9 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                  if _face_read(probs[k], SPLIT_SURE)
                  and all(math.hypot(ring[k].x - o.x, ring[k].y - o.y) > SAME_DIE * o.side
                          for n, (o, _) in enumerate(dice) if n != i)]
+        run = _ring_runs([_face_read(p, READABLE) for p in probs])
         pair = next(((a, b) for n, a in enumerate(faces) for b in faces[n + 1:]
-                     if (a - b) % 8 in (3, 4, 5)
+                     if (a - b) % 8 in (3, 4, 5) and run[a] != run[b]
                      and SPECIAL in (probs[a, 1:].argmax() + 1, probs[b, 1:].argmax() + 1)),
                     None)
         if pair:
@@ -1136,6 +1139,22 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
             kept[i:i + 1] = [_describe(source.image, c2, p2, True, calibration, expect_special)
                              for c2, p2 in two]
     return found, kept
+
+
+def _ring_runs(face: list[bool]) -> list[int]:
+    """Per place of a ring, the run of neighbouring places read as a face it belongs to
+    (the ring closes: the last place neighbours the first); -1 - k for place k not a face."""
+    if all(face):
+        return [0] * len(face)
+    start = face.index(False)
+    run, label = [-1 - k for k in range(len(face))], 0
+    for step in range(1, len(face) + 1):
+        k = (start + step) % len(face)
+        if face[k]:
+            run[k] = label
+        else:
+            label += 1
+    return run
 
 
 def _face_read(p: np.ndarray, sure: float) -> bool:
