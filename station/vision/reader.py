@@ -41,6 +41,8 @@
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
    pips to the d6 network.
+   A die reported cocked is read around it: a special die and its touching neighbour, cut
+   as one outline between them, read as one cocked die (`_split_cocked`).
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
@@ -94,11 +96,11 @@ READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
 SPLIT_APART = 0.8        # a leaning reading gives way to two dice readings this far apart
+SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
+                         # surer "leaning" (two touching dice, cut between them, look leaning)
 SPLIT_RING = 0.35        # a die reported cocked is read at eight places this x its side around
 SPLIT_SURE = 0.75        # it; two read as faces this sure on opposite sides, one of them
                          # special, are two touching dice cut as one (`_split_cocked`)
-SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
-                         # surer "leaning" (two touching dice, cut between them, look leaning)
 JOIN = 1.0               # two unsure pip readings closer than this x side, whose midpoint
                          # reads a sure face, are one die (`_join_halves`)
 ONE_PIP_LOOK = 0.3       # a die read as a 1 with doubt is read again this x side around it,
