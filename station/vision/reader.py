@@ -101,6 +101,7 @@ SURE_FACE = 0.95         # ... of which one read this sure as a face goes first,
 SPLIT_RING = 0.35        # a die reported cocked is read at eight places this x its side around
 SPLIT_SURE = 0.75        # it; two read as faces this sure on opposite sides, one of them
                          # special, are two touching dice cut as one (`_split_cocked`)
+RUN_DIE = 0.5            # ... unless places read as a face, each from this P(die), join them
 JOIN = 1.0               # two unsure pip readings closer than this x side, whose midpoint
                          # reads a sure face, are one die (`_join_halves`)
 ONE_PIP_LOOK = 0.3       # a die read as a 1 with doubt is read again this x side around it,
@@ -1114,8 +1115,11 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     cocked is read at eight places `SPLIT_RING` of its side around it; two places on
     opposite sides read as faces `SPLIT_SURE` sure, at least one of them special, away from
     the other dice found, are the two dice, and replace it, unless a run of places read as
-    a face (`READABLE`) joins them: one die's top face, seen from around it (a leaning
-    special die read so at five places of eight on seed 52's cocked trays)."""
+    a face (`READABLE`, as likely a die as not: `RUN_DIE`) joins them: one die's top face,
+    seen from around it (a leaning special die read so at five places of eight on seed 52's
+    cocked trays; on seed 62's, one read at two places 0.9 sure, between them at one read
+    0.55 sure as special, as a die 0.69), or unless the special reader reads the same face
+    at both places (a leaning die's tilted top face, seen from either side of it)."""
     cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
     if not cocked:
         return dice, read
@@ -1130,16 +1134,20 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                  if _face_read(probs[k], SPLIT_SURE)
                  and all(math.hypot(ring[k].x - o.x, ring[k].y - o.y) > SAME_DIE * o.side
                          for n, (o, _) in enumerate(dice) if n != i)]
-        run = _ring_runs([_face_read(p, READABLE) for p in probs])
+        run = _ring_runs([_face_read(p, READABLE, RUN_DIE) for p in probs])
         pair = next(((a, b) for n, a in enumerate(faces) for b in faces[n + 1:]
                      if (a - b) % 8 in (3, 4, 5) and run[a] != run[b]
                      and SPECIAL in (probs[a, 1:].argmax() + 1, probs[b, 1:].argmax() + 1)),
                     None)
-        if pair:
-            two = [(ring[k], probs[k]) for k in pair]
-            found[i:i + 1] = two
-            kept[i:i + 1] = [_describe(source.image, c2, p2, True, calibration, expect_special)
-                             for c2, p2 in two]
+        if not pair:
+            continue
+        two = [(ring[k], probs[k]) for k in pair]
+        both = [_describe(source.image, c2, p2, True, calibration, expect_special)
+                for c2, p2 in two]
+        if both[0].kind != "d6" and both[0].value is not None \
+                and (both[0].kind, both[0].value) == (both[1].kind, both[1].value):
+            continue        # one leaning die's top face, read from either side
+        found[i:i + 1], kept[i:i + 1] = two, both
     return found, kept
 
 
@@ -1159,9 +1167,9 @@ def _ring_runs(face: list[bool]) -> list[int]:
     return run
 
 
-def _face_read(p: np.ndarray, sure: float) -> bool:
-    """Read as a die (`DIE_PROBABILITY`) with a face, pips or special, `sure` sure."""
-    return 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and int(p[1:].argmax()) + 1 != COCKED \
+def _face_read(p: np.ndarray, sure: float, die: float = DIE_PROBABILITY) -> bool:
+    """Read as a die (from `die`) with a face, pips or special, `sure` sure given a die."""
+    return 1.0 - p[NOT_A_DIE] >= die and int(p[1:].argmax()) + 1 != COCKED \
         and p[1:].max() >= sure * (1 - p[NOT_A_DIE])
 
 
