@@ -41,8 +41,8 @@
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
    pips to the d6 network.
-   A die reported cocked is read around it: a special die and its touching neighbour, cut
-   as one outline between them, read as one cocked die (`_split_cocked`).
+   A die reported cocked gives way to two dice read around it, one of them special
+   (`_split_cocked`): a special die and its neighbour cut as one outline read as cocked.
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
@@ -1114,12 +1114,10 @@ def _split_cocked(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     the two dice read on their own, and here the search read neither). Each die reported
     cocked is read at eight places `SPLIT_RING` of its side around it; two places on
     opposite sides read as faces `SPLIT_SURE` sure, at least one of them special, away from
-    the other dice found, are the two dice, and replace it, unless a run of places read as
-    a face (`READABLE`, as likely a die as not: `RUN_DIE`) joins them: one die's top face,
-    seen from around it (a leaning special die read so at five places of eight on seed 52's
-    cocked trays; on seed 62's, one read at two places 0.9 sure, between them at one read
-    0.55 sure as special, as a die 0.69), or unless the special reader reads the same face
-    at both places (a leaning die's tilted top face, seen from either side of it)."""
+    the other dice found, are the two dice and replace it. Not when places read as a face
+    (`READABLE`, from P(die) `RUN_DIE`) join them, nor when the special reader reads the
+    same face at both: a leaning die's top face seen from around it (seed 52's and 62's
+    cocked trays, docs/history/special-dice.md, eighteenth session)."""
     cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
     if not cocked:
         return dice, read
