@@ -1,7 +1,7 @@
 """Benchmark of the pip-dice reader: die-level accuracy, confusion matrix and speed.
 
     PYTHONPATH=. python benchmarks/vision_bench.py [--data DIR] [--synthetic N] [--verbose]
-        [--seed S] [--leaning N] [--cache DIR] [--weights FILE.onnx]
+        [--seed S] [--leaning N] [--cache DIR] [--weights FILE.onnx] [--speed-only]
 
 Prints, for the real photos (all of them, the training part and the held-out part: every
 5th photo by sorted name, never used in training) and for N rendered trays of 1-40 dice
@@ -187,26 +187,29 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="list images with errors")
     parser.add_argument("--weights", type=Path,
                         help="classifier weights to use instead of the committed ones")
+    parser.add_argument("--speed-only", action="store_true",
+                        help="only the speed lines (e.g. on the Pi itself; seconds, not minutes)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.weights:
         use_weights(args.weights)
 
-    audit = json.loads(AUDIT.read_text())["dice"]
-    for part in ("all", "train", "held-out"):
-        run_set(f"real photos, {part} ({args.data.name})",
-                real_items(args.data, part), args.verbose, audit)
-    if args.synthetic:
-        run_set(f"synthetic, {args.synthetic} rendered trays of 1-40 dice (640x480 to 4K)",
-                synthetic_items(args.synthetic, args.seed, args.cache), args.verbose)
-    if args.leaning:
-        run_leaning(args.leaning, args.seed + 1, args.cache)
+    if not args.speed_only:
+        audit = json.loads(AUDIT.read_text())["dice"]
+        for part in ("all", "train", "held-out"):
+            run_set(f"real photos, {part} ({args.data.name})",
+                    real_items(args.data, part), args.verbose, audit)
+        if args.synthetic:
+            run_set(f"synthetic, {args.synthetic} rendered trays of 1-40 dice (640x480 to 4K)",
+                    synthetic_items(args.synthetic, args.seed, args.cache), args.verbose)
+        if args.leaning:
+            run_leaning(args.leaning, args.seed + 1, args.cache)
 
     print(f"\n== speed on one core (median of repeated reads; networks on {engine()})")
     frame, count = composite_frame(args.data)
     print(f"1280x960, {count} real dice (two photos side by side): "
           f"{time_frame(frame, 20):.1f} ms")
-    if args.synthetic:
+    if args.synthetic or args.speed_only:
         rendered = random_tray(np.random.default_rng(args.seed), size=(1280, 960), dice=(30, 30))
         print(f"1280x960, 30 rendered dice: {time_frame(rendered.image, 20):.1f} ms")
     labels = json.loads((args.data / "labels.json").read_text())
