@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from station.fakes.tray import random_tray
-from station.vision import networks
+from station.vision import classifier, networks, read_tray, special_dice
 from station.vision.classifier import (DETAIL_SIZE, DETAIL_WEIGHTS, GATE_WEIGHTS,
                                        OUTWARD_WEIGHTS, WEIGHTS, normalise)
 from station.vision.special_dice import FACE_CROP, WEIGHTS as FACE_WEIGHTS
@@ -56,3 +56,34 @@ def test_onnxruntime_asked_for_but_missing_says_what_to_do(monkeypatch):
         networks.engine()
     monkeypatch.delenv("STATION_INFERENCE")
     assert networks.engine() == "opencv"
+
+
+def load_networks_anew():
+    """The reader's networks are cached; the next read loads them on the engine chosen now."""
+    for loader in (classifier.default_classifier, classifier.default_gate,
+                   classifier.default_detail, classifier.default_outward, special_dice._model):
+        loader.cache_clear()
+
+
+@pytest.fixture
+def fresh_networks():
+    """The reader's networks loaded anew in the test, and again after it (on the default)."""
+    load_networks_anew()
+    yield
+    load_networks_anew()
+
+
+@needs_onnxruntime
+def test_the_reader_reads_the_same_dice_on_either_engine(monkeypatch, fresh_networks):
+    shot = random_tray(np.random.default_rng(7), size=(1280, 960), dice=(14, 14),
+                       special={"scatter": (1, 1), "artillery": (1, 1)})
+
+    def read(engine_name):
+        monkeypatch.setenv("STATION_INFERENCE", engine_name)
+        load_networks_anew()
+        return [(d.kind, d.value, round(d.center[0]), round(d.center[1]), sorted(d.flags))
+                for d in read_tray(shot.image, expect_special=True)]
+
+    fast = read("onnxruntime")
+    assert len(fast) >= 14
+    assert read("opencv") == fast
