@@ -8,24 +8,28 @@ faster than OpenCV's dnn module on one core, with the same outputs to about 1e-6
 (docs/history/vision.md, "Eighteenth session: ONNX Runtime"). Where no wheel exists (32-bit
 Raspberry Pi OS) the station falls back to `cv2.dnn`, which is always there.
 
-`STATION_INFERENCE=opencv` (or `onnxruntime`) in the environment chooses the engine by hand;
-`engine()` says which one a new network gets.
+`STATION_INFERENCE=opencv` (or `onnxruntime`) in the environment chooses the engine by hand
+(`opencv` on a Pi short of memory: the station at rest then holds about 30 MB less, and
+reads about a quarter slower); `engine()` says which one a new network gets.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-try:
-    import onnxruntime
-except ImportError:       # no wheel for this machine (32-bit ARM): cv2.dnn does the work
-    onnxruntime = None
-
 ENGINES = ("onnxruntime", "opencv")
+
+
+def onnxruntime_installed() -> bool:
+    """Whether onnxruntime can be imported (no wheel for 32-bit ARM: cv2.dnn does the work
+    there). Only looked up: the import itself, 30 MB resident, waits for the first network
+    that runs on it."""
+    return importlib.util.find_spec("onnxruntime") is not None
 
 
 def engine() -> str:
@@ -35,11 +39,11 @@ def engine() -> str:
     if chosen:
         if chosen not in ENGINES:
             raise ValueError(f"STATION_INFERENCE={chosen!r}: use one of {', '.join(ENGINES)}")
-        if chosen == "onnxruntime" and onnxruntime is None:
+        if chosen == "onnxruntime" and not onnxruntime_installed():
             raise ValueError("STATION_INFERENCE=onnxruntime, but onnxruntime is not installed "
                              "(pip install onnxruntime, or unset STATION_INFERENCE)")
         return chosen
-    return "onnxruntime" if onnxruntime is not None else "opencv"
+    return "onnxruntime" if onnxruntime_installed() else "opencv"
 
 
 def read_opencv(path: Path) -> cv2.dnn.Net:
@@ -61,6 +65,8 @@ class Network:
         if self.engine not in ENGINES:
             raise ValueError(f"engine {self.engine!r}: use one of {', '.join(ENGINES)}")
         if self.engine == "onnxruntime":
+            import onnxruntime
+
             options = onnxruntime.SessionOptions()
             # one thread: the reader's batches are a few dozen 32x32 crops, too small to
             # share, and the station's other work (camera, screen) has the other cores

@@ -11,7 +11,7 @@ from station.vision.classifier import (DETAIL_SIZE, DETAIL_WEIGHTS, GATE_WEIGHTS
                                        OUTWARD_WEIGHTS, WEIGHTS, normalise)
 from station.vision.special_dice import FACE_CROP, WEIGHTS as FACE_WEIGHTS
 
-needs_onnxruntime = pytest.mark.skipif(networks.onnxruntime is None,
+needs_onnxruntime = pytest.mark.skipif(not networks.onnxruntime_installed(),
                                        reason="onnxruntime is not installed here")
 
 
@@ -40,7 +40,7 @@ def test_engine_follows_the_environment(monkeypatch):
     assert networks.engine() == "opencv"
     assert networks.Network(GATE_WEIGHTS).engine == "opencv"
     monkeypatch.delenv("STATION_INFERENCE")
-    assert networks.engine() == ("opencv" if networks.onnxruntime is None else "onnxruntime")
+    assert networks.engine() == ("onnxruntime" if networks.onnxruntime_installed() else "opencv")
 
 
 def test_a_wrong_engine_name_says_which_ones_exist(monkeypatch):
@@ -50,7 +50,7 @@ def test_a_wrong_engine_name_says_which_ones_exist(monkeypatch):
 
 
 def test_onnxruntime_asked_for_but_missing_says_what_to_do(monkeypatch):
-    monkeypatch.setattr(networks, "onnxruntime", None)
+    monkeypatch.setattr(networks, "onnxruntime_installed", lambda: False)
     monkeypatch.setenv("STATION_INFERENCE", "onnxruntime")
     with pytest.raises(ValueError, match="pip install onnxruntime"):
         networks.engine()
