@@ -9,8 +9,8 @@ faster than OpenCV's dnn module on one core, with the same outputs to about 1e-6
 Raspberry Pi OS) the station falls back to `cv2.dnn`, which is always there.
 
 `STATION_INFERENCE=opencv` (or `onnxruntime`) in the environment chooses the engine by hand
-(`opencv` on a Pi short of memory: the station at rest then holds about 30 MB less, and
-reads about a quarter slower); `engine()` says which one a new network gets.
+(`opencv` on a Pi short of memory: the station at rest then holds 30-50 MB less, and
+reads about a third slower); `engine()` says which one a new network gets.
 """
 
 from __future__ import annotations
