@@ -10,7 +10,8 @@
 4. One die, one reading: overlapping detections keep the most confident (a face read
    surely before a "leaning" reading: two touching dice cut between them look leaning; a
    leaning reading between two dice readings gives way to them, `_split_leaning`, and
-   once the search's passes are done, to two such readings of any pass, `_split_seen`).
+   once the search's passes are done, to two such readings of any pass, `_split_seen`, or
+   to two nearer ones when the dice's centres beyond them read as dice, `_split_touching`).
 5. A second search at the now-known die size finds dice with weak outlines, and a grid of
    candidates over blobs bigger than one die, or holding a die read without a face,
    separates touching dice (read coarse to fine: the dice read very surely on the coarse
