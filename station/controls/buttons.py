@@ -28,6 +28,8 @@ class Intent(enum.Enum):
     QUIT = "quit"
 
 
+HOLD_GRACE_SECONDS = 5.0      # simulated hold: the longest wait for gpiozero to see it
+
 BUTTONS = {"roll": Intent.ROLL, "measure": Intent.MEASURE, "next": Intent.NEXT,
            "reroll": Intent.REROLL}
 
@@ -50,6 +52,7 @@ class Controls:
         bounce = settings["bounce_ms"] / 1000 or None
         self.buttons: dict[str, Any] = {}
         self._held: set[str] = set()
+        self._hold_seen = threading.Event()
         self._bounce = settings["bounce_ms"] / 1000
         self._last: dict[str, float] = {}
         self._press_lock = threading.Lock()
@@ -100,6 +103,7 @@ class Controls:
     def _on_held(self, name: str) -> None:
         self._held.add(name)
         self.intents.put(Intent.MANUAL)
+        self._hold_seen.set()
 
     def _on_released(self, name: str) -> None:
         if name in self._held:
@@ -123,10 +127,15 @@ class Controls:
             self.intents.put(Intent.MANUAL if hold else BUTTONS[name])
             return
         pin = self.buttons[name].pin
-        down = self.settings["hold_seconds"] + 0.1 if hold else 2 * self.settings["bounce_ms"] / 1000 + 0.02
         with self._press_lock:
+            self._hold_seen.clear()
             pin.drive_low()
-            time.sleep(down)
+            if hold:
+                # gpiozero reports a hold from its own thread, late on a busy machine: keep
+                # the button down until it has (a fixed time let a late hold become a ROLL).
+                self._hold_seen.wait(self.settings["hold_seconds"] + HOLD_GRACE_SECONDS)
+            else:
+                time.sleep(2 * self.settings["bounce_ms"] / 1000 + 0.02)
             pin.drive_high()
             time.sleep(self.settings["bounce_ms"] / 1000 + 0.01)
 

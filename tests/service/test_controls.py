@@ -42,6 +42,15 @@ def test_long_press_on_roll_is_manual_entry_not_a_roll(controls):
     assert drain(controls.intents) == [Intent.MANUAL]
 
 
+def test_a_simulated_hold_waits_for_gpiozero_to_see_it(controls):
+    # On a busy machine gpiozero's hold thread runs late; a press released on a fixed
+    # timer then read as a ROLL before the MANUAL.
+    roll = controls.buttons["roll"]
+    roll.when_held = lambda: (time.sleep(0.3), controls._on_held("roll"))
+    controls.press("roll", hold=True)
+    assert drain(controls.intents) == [Intent.MANUAL]
+
+
 def test_contact_bounce_is_one_press():
     # A bounce time long enough that the chatter below stays inside it on a loaded machine.
     controls = Controls({**SETTINGS, "bounce_ms": 250}, queue.Queue(), pin_factory=MockFactory())
