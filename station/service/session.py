@@ -32,6 +32,7 @@ from station.journal import Journal
 from station.rules import actions as rules
 from station.rules.faces import DiceExhausted
 from station.service.laser import LaserError
+from station.service.memory import release_freed_memory
 from station.service.screens import outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
 
@@ -83,6 +84,7 @@ class Session:
         self.idle()
         while not self.stopped:
             self.handle(self._take(None))
+            release_freed_memory()       # at rest between intents: hold only what is in use
 
     def _take(self, timeout: float | None) -> Intent:
         """The next intent (queue.Empty after `timeout`; 0: only one already waiting)."""

@@ -170,3 +170,14 @@ def test_run_loop_quits(tmp_path):
     session.intents.put(Intent.QUIT)
     thread.join(2)
     assert not thread.is_alive()
+
+
+def test_the_session_gives_freed_memory_back_after_each_intent(tmp_path, monkeypatch):
+    import station.service.session as session_module
+    trims = []
+    monkeypatch.setattr(session_module, "release_freed_memory", lambda: trims.append(1))
+    session, _, shown = make(tmp_path, [ROLL_2D6])
+    for intent in (Intent.NEXT, Intent.NEXT, Intent.QUIT):
+        session.intents.put(intent)
+    session.run()
+    assert shown[-1].state == "idle" and len(trims) == 3
