@@ -143,10 +143,6 @@ FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a
                               # flat die's face there reads 0.85-0.95 sure; docs/history/vision.md, 16th)
 FACE_SEED = 0.15              # none found there: sought again this x its side away from a
                               # touching die, then outward (docs/history/vision.md, 17th session)
-FLAT_FACES = ((0.9, 0.01), (0.85, 0.002))  # a face found less square than `SQUARE`, but at least
-                              # the first, is read too when the outward network, at its place and
-                              # the die's side, gives P(leaning | a die) at most the second
-                              # (docs/history/vision.md, nineteenth session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -898,7 +894,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
     h, w = source.image.shape[:2]
-    looks, which, unsquare = [], [], []
+    looks, which = [], []
     for i in chosen:
         c = dice[i][0]
         # Sought from the die's centre, the face found may be a neighbour's (a centre cut on
@@ -911,21 +907,14 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         if near:
             k = min(near, key=lambda k: math.hypot(c.x - k.x, c.y - k.y))
             ways.insert(0, math.atan2(c.y - k.y, c.x - k.x))
-        look, less = None, None
-        for x, y in [(c.x, c.y)] + [(c.x + FACE_SEED * c.side * math.cos(way),
-                                     c.y + FACE_SEED * c.side * math.sin(way)) for way in ways]:
-            found = _square_face(source, dice, i, x, y)
-            if found is not None and found[1] >= SQUARE:
-                look = found[0]
-                break
-            if less is None and found is not None:
-                less = found
+        look = _square_face(source, dice, i, c.x, c.y)
+        for way in ways:
+            if look is None:
+                look = _square_face(source, dice, i, c.x + FACE_SEED * c.side * math.cos(way),
+                                    c.y + FACE_SEED * c.side * math.sin(way))
         if look is not None:
             looks.append(look)
             which.append(i)
-        elif less is not None:
-            unsquare.append((*less, i))
-    looks, which = _flat_faces(source, dice, unsquare, looks, which)
     if not looks:
         return dice
     probs = _classify(source, looks, gate_pass=SURE_GATE)
@@ -937,48 +926,23 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
 
 
 def _square_face(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], i: int,
-                 x: float, y: float) -> tuple[Candidate, float] | None:
-    """The place to read die `i` on its top face sought from (x, y), as a candidate
-    `FACE_TO_DIE` times its side, and the face's squareness; None when no face is found or
-    it lies at another die's place."""
+                 x: float, y: float) -> Candidate | None:
+    """The place to read die `i` on its top face sought from (x, y): the face found there at
+    least `SQUARE` square and at no other die's place, as a candidate `FACE_TO_DIE` times
+    its side; else None."""
     c = dice[i][0]
     level = pyramid_level(c.side, FACE_SEARCH)
     fx, fy = source.scale(level)
     face = find_top_face(source.level(level), (x + 0.5) * fx - 0.5, (y + 0.5) * fy - 0.5,
                          c.side * fx)
-    if face is None or face.squareness < min([SQUARE] + [least for least, _ in FLAT_FACES]):
+    if face is None or face.squareness < SQUARE:
         return None
     look = Candidate((face.x + 0.5) / fx - 0.5, (face.y + 0.5) / fy - 0.5,
                      face.side / fx * FACE_TO_DIE)
     if any(math.hypot(look.x - k.x, look.y - k.y) <= SAME_DIE * max(look.side, k.side)
            for j, (k, _) in enumerate(dice) if j != i):
         return None
-    return look, face.squareness
-
-
-def _flat_faces(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                unsquare: list[tuple[Candidate, float, int]], looks: list[Candidate],
-                which: list[int]) -> tuple[list[Candidate], list[int]]:
-    """`looks` and `which` with the faces found less square than `SQUARE` (`unsquare`: the
-    face's look, its squareness and its die) whose die the outward network, read outward-up
-    at the face's centre and the die's side, calls leaning at most as likely, given a die,
-    as `FLAT_FACES` allows at that squareness.
-
-    A flat die seen obliquely or beside a neighbour has its face found a little less square
-    (a side face's sliver, shadow or glare in the region), as a leaning die's tilted top face
-    is: squareness cannot tell them apart there. The outward network knows where inward is,
-    where a flat die shows its side faces, while a leaning die shows them towards its lean
-    (docs/history/vision.md, nineteenth session)."""
-    most = [next((most for least, most in FLAT_FACES if square >= least), -1.0)
-            for _, square, _ in unsquare]
-    unsquare = [(look, i, m) for (look, _, i), m in zip(unsquare, most) if m >= 0.0]
-    if not unsquare or default_outward() is None:
-        return looks, which
-    at = [Candidate(look.x, look.y, dice[i][0].side) for look, i, _ in unsquare]
-    p = default_outward().predict(_crops(source, at, outward=True))
-    leaning = p[:, COCKED] / np.maximum(1.0 - p[:, NOT_A_DIE], 1e-6)
-    flat = [(look, i) for (look, i, m), lean in zip(unsquare, leaning) if lean <= m]
-    return looks + [look for look, _ in flat], which + [i for _, i in flat]
+    return look
 
 
 def _detail_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
