@@ -37,7 +37,9 @@
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
    when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
-6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
+6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, before
+   the looks of step 5 (`_special_verdicts`): one it reads as no special face is a pip die
+   to the looks, its special vote set to 0, and stays unread when none reads a pip face. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
