@@ -37,7 +37,9 @@
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
    when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
-6. A die the classifier calls special (scatter, artillery) is read by `special_dice`. When
+6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, before
+   the looks of step 5 (`_special_verdicts`): one it reads as no special face is a pip die
+   to the looks, its special vote set to 0, and stays unread when none reads a pip face. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
@@ -62,7 +64,8 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
 from station.vision.colour import colour_name
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
                                   outward_angle, pyramid_level)
-from station.vision.special_dice import find_top_face, read_segmented, warm_up_special
+from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
+                                         warm_up_special)
 from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
                                     blob_distances, closed_blobs, cluster_candidates,
                                     density_candidates, edge_map, open_blobs, pip_candidates,
@@ -460,9 +463,11 @@ def _look_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
 
 
 def _search(source: CropSource, work_side: int, skip=None
-            ) -> tuple[list[tuple[Candidate, np.ndarray]], TrayEdges]:
+            ) -> tuple[list[tuple[Candidate, np.ndarray]], TrayEdges,
+                       dict[Candidate, SpecialReading | None]]:
     """The dice found at working size `work_side`; `skip(x, y)`: places that are no die
-    (the calibration sheet's marker tiles), dropped before they are read."""
+    (the calibration sheet's marker tiles), dropped before they are read. Also the special
+    reader's readings of the dice the d6 network calls special (`_special_verdicts`)."""
     edges = TrayEdges(source, work_side)
     candidates = _off(edges.blobs(), skip)
     probs = _classify(source, candidates)
@@ -473,7 +478,7 @@ def _search(source: CropSource, work_side: int, skip=None
         dice = _look_around(source, [], candidates, probs, None, skip) or \
             _lone_die(source, candidates, skip)
         if not dice:
-            return [], edges
+            return [], edges, {}
         candidates = candidates + [c for c, _ in dice]
         probs = np.concatenate([probs, np.array([p for _, p in dice])])
     # Dice in one tray are one size: a candidate much smaller or larger than the typical die
@@ -506,10 +511,48 @@ def _search(source: CropSource, work_side: int, skip=None
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    looked = _away_look(source, _outward_look(source, _second_look(source, dice)))
+    first, special = dice, _special_verdicts(source, dice)
+    pips = {c for c, reading in special.items() if reading is None}
+    # voted out again after the second look, which averages the d6 network's special votes
+    looked = _special_voted_out(_second_look(source, _special_voted_out(first, pips)), pips)
+    looked = _away_look(source, _outward_look(source, looked))
     looked = _colour_look(source, _contrast_look(source, _detail_look(source, looked)))
     looked = _one_pip_look(source, _join_halves(source, looked))
-    return _top_face_look(source, _outward_opinion(source, looked)), edges
+    looked = _top_face_look(source, _outward_opinion(source, looked))
+    return _pips_or_special(looked, first, special), edges, special
+
+
+def _special_verdicts(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                      ) -> dict[Candidate, SpecialReading | None]:
+    """Dice the d6 network calls special, read by the special reader before the looks
+    (`read_segmented`, kept for `_describe`: the costly read is made once a die). A die it
+    reads as no special face (None: its own network calls it "other", pips or no die) is a
+    pip die to the looks: `_search` sets its special vote to 0, so that they read it as a
+    die without a face (the d6 network calls some plain pip dice special, which the special
+    reader then leaves unread; docs/history/vision.md, nineteenth session)."""
+    return {c: read_segmented(source.image, c.x, c.y, c.side) for c, p in dice
+            if int(p[1:].argmax()) + 1 == SPECIAL}
+
+
+def _special_voted_out(dice: list[tuple[Candidate, np.ndarray]], pips: set[Candidate]
+                       ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice`, those at the places `pips` with their special vote set to 0 (the other
+    votes as they were: a face is read only when a look reads it as surely as any die's)."""
+    return [(c, np.where(np.arange(len(p)) == SPECIAL, 0.0, p).astype(p.dtype)) if c in pips
+            else (c, p) for c, p in dice]
+
+
+def _pips_or_special(looked: list[tuple[Candidate, np.ndarray]],
+                     before: list[tuple[Candidate, np.ndarray]],
+                     special: dict[Candidate, SpecialReading | None]
+                     ) -> list[tuple[Candidate, np.ndarray]]:
+    """The dice as the looks read them, but a die given to the looks as a pip die
+    (`_special_verdicts`) that no look read as a pip face, `READABLE` sure, keeps its first
+    reading: special, which the special reader did not read (reported unreadable, as
+    before)."""
+    first = {c: p for c, p in before if c in special and special[c] is None}
+    return [(c, first[c]) if c in first and not _pip_face(p, READABLE) else (c, p)
+            for c, p in looked]
 
 
 def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
@@ -1157,13 +1200,13 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         # The calibration sheet's marker tiles in the tray's corners are not dice; dropped
         # before the search sizes the dice, as the tiles are larger than dice.
         skip = calibration.on_marker
-    dice, edges = _search(source, WORK_SIDE, skip)
+    dice, edges, special = _search(source, WORK_SIDE, skip)
     if dice and edges.scale < 1.0:
         work_die = float(np.median([c.side for c, _ in dice])) * edges.scale
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
-            dice, _ = _search(source, finer, skip)
-    read = [_describe(image, c, p, near, calibration, expect_special)
+            dice, _, special = _search(source, finer, skip)
+    read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
@@ -1181,7 +1224,15 @@ def _touching(found: list[Candidate]) -> np.ndarray:
 
 
 def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
-              expect_special: bool = False) -> DetectedDie:
+              expect_special: bool = False,
+              known: dict[Candidate, SpecialReading | None] | None = None) -> DetectedDie:
+    """The die read `p` at `c`, as reported; `known`: the special reader's readings made
+    already, by place."""
+    def special_reading() -> SpecialReading | None:
+        if known is not None and c in known:
+            return known[c]
+        return read_segmented(image, c.x, c.y, c.side)
+
     die_classes = p[1:] / max(float(1.0 - p[NOT_A_DIE]), 1e-6)   # P(class | a die)
     best = int(die_classes.argmax()) + 1
     confidence = float(die_classes.max()) * float(1.0 - p[NOT_A_DIE])
@@ -1192,12 +1243,12 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
     if best == SPECIAL:
         # Dice the classifier calls special go to the special reader (its own network tells
         # pips from special faces too, but the d6 network has seen real pip dice).
-        special = read_segmented(image, c.x, c.y, c.side)
+        special = special_reading()
     elif expect_special and p[SPECIAL] >= MAYBE_SPECIAL:
         # Special dice expected: a second opinion on a die read as pips, which stand unless
         # the special reader is sure of a face; on a cocked die, which die it is (a leaning
         # artillery die is not a third d6: the players are told to re-roll the right die).
-        second = read_segmented(image, c.x, c.y, c.side)
+        second = special_reading()
         if best == COCKED:
             special = second
         elif second is not None and second.value is not None \
