@@ -37,7 +37,10 @@ DIE_BLOB_AREA = 1.3    # a lone die's blob, in die sides squared (outline and sh
 CLUSTER_MISSING = 0.2  # a blob this many die areas larger than its dice explain is crowded,
 CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
-CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
+CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least; a
+                       # blob filling less (dice strewn in a chain) gets a grid off every die
+SPRAWL_CLEAR = 1.0     # found, this x its side off one read without a face (whose tilted top
+                       # face, if leaning, a grid point would read as a flat die's)
 DOUBT_BLOB = 1.0       # die areas: a blob this large holding a die read without a face is
                        # searched like a cluster (two touching dice can look like one leaning)
 GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read,
@@ -212,10 +215,11 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
     in_doubt = np.zeros(n, bool)
     in_doubt[[label(c) for c in doubtful]] = True
     die_area = DIE_BLOB_AREA * side * side
+    sprawling = fill <= CLUSTER_FILL
     crowded = [i for i in range(1, n)
                if (max(found_in[i] + CLUSTER_MISSING, CLUSTER_MIN) * die_area < area[i]
-                   or in_doubt[i] and DOUBT_BLOB * die_area <= area[i])
-               and area[i] < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
+                   or in_doubt[i] and not sprawling[i] and DOUBT_BLOB * die_area <= area[i])
+               and area[i] < CLUSTER_DICE * die_area]
     pitch = max(1.0, step * side)
     found = []
     for i in crowded:
@@ -225,8 +229,11 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
         # blob's box only: the same pixels as in the frame, many times cheaper.
         free = ((labels[y:y + bh, x:x + bw] == i)
                 & (dist[y:y + bh, x:x + bw] >= GRID_DEPTH * side)).view(np.uint8)
-        for c in settled:
+        for c in taken if sprawling[i] else settled:
             cv2.circle(free, (int(c.x) - x, int(c.y) - y), int(GRID_CLEAR * c.side), 0, -1)
+        if sprawling[i]:
+            for c in doubtful:
+                cv2.circle(free, (int(c.x) - x, int(c.y) - y), int(SPRAWL_CLEAR * c.side), 0, -1)
         if unsure:
             ring = np.zeros_like(free)
             for c in unsure:
