@@ -37,7 +37,11 @@ DIE_BLOB_AREA = 1.3    # a lone die's blob, in die sides squared (outline and sh
 CLUSTER_MISSING = 0.2  # a blob this many die areas larger than its dice explain is crowded,
 CLUSTER_MIN = 1.6      # if it is this many die areas at least (one die's blob varies)...
 CLUSTER_DICE = 12      # ... and at most this many (not a tray wall or frame)...
-CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least
+CLUSTER_FILL = 0.35    # ... if they fill this share of their bounding box at least.
+PAIR_MIN = 1.4         # A blob filling less (dice strewn in a chain), or from this many die
+                       # areas to CLUSTER_MIN (a die touching one found), gets a grid only
+SPRAWL_CLEAR = 1.0     # off every die found, and this x its side off one read without a
+                       # face (a leaning die's tilted top face reads as a flat die's)
 DOUBT_BLOB = 1.0       # die areas: a blob this large holding a die read without a face is
                        # searched like a cluster (two touching dice can look like one leaning)
 GRID_CLEAR = 0.6       # no grid points closer than this x its side to a die surely read,
@@ -189,7 +193,11 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
     `GRID_DEPTH` die sides inside the blob's edge. A blob of at least `DOUBT_BLOB` die
     areas holding a `doubtful` die (one read without a face: leaning or unreadable) gets a
     grid too: two touching dice seen in perspective can make a blob no larger than one
-    die's with its shadow, and a candidate between them looks like a leaning die.
+    die's with its shadow, and a candidate between them looks like a leaning die. A blob
+    filling under `CLUSTER_FILL` of its box (a chain of dice), or from `PAIR_MIN` to
+    `CLUSTER_MIN` die areas (a die touching one found), gets a grid only off every die found
+    (`GRID_CLEAR`) and `SPRAWL_CLEAR` off the doubtful ones: a grid point on a leaning die's
+    tilted top face would read it as a flat die.
 
     No grid points near dice read already: within `GRID_CLEAR` of their side of the
     `settled` ones (read surely as a face), and from `GRID_CORE` to `GRID_CLEAR` of it
@@ -212,10 +220,14 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
     in_doubt = np.zeros(n, bool)
     in_doubt[[label(c) for c in doubtful]] = True
     die_area = DIE_BLOB_AREA * side * side
-    crowded = [i for i in range(1, n)
-               if (max(found_in[i] + CLUSTER_MISSING, CLUSTER_MIN) * die_area < area[i]
-                   or in_doubt[i] and DOUBT_BLOB * die_area <= area[i])
-               and area[i] < CLUSTER_DICE * die_area and fill[i] > CLUSTER_FILL]
+    def larger_than_found(least: float) -> np.ndarray:
+        return np.maximum(found_in + CLUSTER_MISSING, least) * die_area < area
+    # A grid over the whole blob, or only off the dice found in it (see the constants).
+    whole = ((larger_than_found(CLUSTER_MIN) | in_doubt & (DOUBT_BLOB * die_area <= area))
+             & (fill > CLUSTER_FILL))
+    off_dice = ~whole & larger_than_found(PAIR_MIN)
+    crowded = [i for i in range(1, n) if (whole[i] or off_dice[i])
+               and area[i] < CLUSTER_DICE * die_area]
     pitch = max(1.0, step * side)
     found = []
     for i in crowded:
@@ -225,8 +237,11 @@ def cluster_candidates(components: tuple[np.ndarray, np.ndarray], dist: np.ndarr
         # blob's box only: the same pixels as in the frame, many times cheaper.
         free = ((labels[y:y + bh, x:x + bw] == i)
                 & (dist[y:y + bh, x:x + bw] >= GRID_DEPTH * side)).view(np.uint8)
-        for c in settled:
+        for c in taken if off_dice[i] else settled:
             cv2.circle(free, (int(c.x) - x, int(c.y) - y), int(GRID_CLEAR * c.side), 0, -1)
+        if off_dice[i]:
+            for c in doubtful:
+                cv2.circle(free, (int(c.x) - x, int(c.y) - y), int(SPRAWL_CLEAR * c.side), 0, -1)
         if unsure:
             ring = np.zeros_like(free)
             for c in unsure:

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from station.vision import classifier, reader
-from station.vision.segment import (GRID_CLEAR, GRID_CORE, Candidate, blob_components,
-                                    blob_distances, cluster_candidates)
+from station.vision.segment import (CLUSTER_FILL, GRID_CLEAR, GRID_CORE, SPRAWL_CLEAR,
+                                    Candidate, blob_components, blob_distances,
+                                    cluster_candidates)
 
 SIDE = 20.0
 
@@ -64,6 +65,26 @@ def test_no_points_near_a_settled_die(cluster):
     kept = points(cluster_candidates(blobs, dist, SIDE, [die], settled=[die]))
     assert kept and kept < whole
     assert all(math.dist(p, (x, y)) > GRID_CLEAR * SIDE - 1 for p in kept)
+
+
+def test_a_sprawling_cluster_gets_a_grid_off_the_dice_found():
+    # Four touching dice in a diagonal chain fill a quarter of their blob's box (a tray's
+    # wall or frame fills as little, but is no die: CLUSTER_DICE); the dice missed in such a
+    # blob lie away from those found, a leaning die's top face within a die of its reading.
+    blobs = np.zeros((160, 160), np.uint8)
+    centres = [(30 + 22 * k, 30 + 22 * k) for k in range(4)]
+    for x, y in centres:
+        blobs[y - 12:y + 12, x - 12:x + 12] = 255
+    components, dist = blob_components(blobs), blob_distances(blobs)
+    stats = components[1][1]
+    assert stats[4] / (stats[2] * stats[3]) < CLUSTER_FILL
+    assert cluster_candidates(components, dist, SIDE, [])
+    found, leaning = Candidate(*centres[1], SIDE), Candidate(*centres[3], SIDE)
+    kept = points(cluster_candidates(components, dist, SIDE, [found, leaning],
+                                     doubtful=[leaning], unsure=[found]))
+    assert any(math.dist(p, centres[0]) < 0.3 * SIDE for p in kept)
+    assert all(math.dist(p, centres[1]) > GRID_CLEAR * SIDE - 1 for p in kept)
+    assert all(math.dist(p, centres[3]) > SPRAWL_CLEAR * SIDE - 1 for p in kept)
 
 
 def reading(top: int, p_top: float) -> np.ndarray:
