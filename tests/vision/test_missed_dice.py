@@ -27,6 +27,14 @@ def _read_in_box(rendered, truth):
                                                           d.center[1] - truth.center[1]))
 
 
+def _assert_read_at_its_centre(rendered, truth):
+    """The die is read with its value, within half its box's width of its centre."""
+    nearest = _read_in_box(rendered, truth)
+    assert nearest is not None and nearest.value == truth.value
+    assert np.hypot(nearest.center[0] - truth.center[0],
+                    nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+
+
 def test_a_leaning_reading_between_two_dice_gives_way_to_them():
     # Two touching dice cut between them look like one leaning die, surer than either
     # die read on its own; a die reading on each side of it, not one die with each other,
@@ -106,12 +114,9 @@ def test_a_die_dropped_for_its_touching_neighbour_is_read_beside_it(monkeypatch)
     # Read again at the typical side beside the neighbour (`_beside_look`), it is a 6.
     rendered = random_tray(np.random.default_rng([776, 23]), dice=(1, 40))
     truth = rendered.truth[0]
-    assert "touching" in truth.flags
+    assert "touching" in truth.flags and truth.value == 6
 
-    nearest = _read_in_box(rendered, truth)
-    assert nearest.value == truth.value == 6
-    assert np.hypot(nearest.center[0] - truth.center[0],
-                    nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+    _assert_read_at_its_centre(rendered, truth)
     # Without the look it is missed (no reading in its box): the test can fail. (The grid
     # off the dice found over blobs of two dice finds it too: kept off here.)
     monkeypatch.setattr(reader, "_beside_look", lambda source, dice, *args: dice)
@@ -128,10 +133,7 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
     truth = rendered.truth[3]
     assert truth.value == 3 and "touching" in truth.flags
 
-    nearest = _read_in_box(rendered, truth)
-    assert nearest.value == 3
-    assert np.hypot(nearest.center[0] - truth.center[0],
-                    nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+    _assert_read_at_its_centre(rendered, truth)
     # Without the places nearer than `BESIDE_CLEAR` it is missed: the test can fail.
     monkeypatch.setattr(reader, "BESIDE_NEAR", reader.BESIDE_CLEAR)
     assert _read_in_box(rendered, truth) is None
@@ -148,10 +150,7 @@ def test_two_touching_dice_read_as_one_leaning_die_between_them_are_read(monkeyp
     assert [d.value for d in dice] == [5, 5]
 
     for truth in dice:
-        nearest = _read_in_box(rendered, truth)
-        assert nearest.value == 5
-        assert np.hypot(nearest.center[0] - truth.center[0],
-                        nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+        _assert_read_at_its_centre(rendered, truth)
     # Without the split, the black 5 is missed and the yellow one read as leaning.
     monkeypatch.setattr(reader, "_split_touching", lambda source, dice, *args: dice)
     assert _read_in_box(rendered, dice[0]) is None
@@ -167,10 +166,7 @@ def test_dice_in_a_sprawling_cluster_are_read():
     dice = [rendered.truth[16], rendered.truth[23]]
     assert [d.value for d in dice] == [4, 6]
     for truth in dice:
-        nearest = _read_in_box(rendered, truth)
-        assert nearest.value == truth.value
-        assert np.hypot(nearest.center[0] - truth.center[0],
-                        nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+        _assert_read_at_its_centre(rendered, truth)
 
 
 def test_a_die_touching_one_found_in_a_small_blob_is_read(monkeypatch):
@@ -180,10 +176,7 @@ def test_a_die_touching_one_found_in_a_small_blob_is_read(monkeypatch):
     rendered = random_tray(np.random.default_rng([776, 103]), dice=(1, 40))
     truth = rendered.truth[13]
     assert truth.value == 1
-    nearest = _read_in_box(rendered, truth)
-    assert nearest.value == 1
-    assert np.hypot(nearest.center[0] - truth.center[0],
-                    nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
+    _assert_read_at_its_centre(rendered, truth)
     monkeypatch.setattr(segment, "PAIR_MIN", segment.CLUSTER_MIN)
     assert _read_in_box(rendered, truth) is None
 
