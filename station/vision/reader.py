@@ -37,9 +37,10 @@
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
    when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
-6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, before
+6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, after
    the looks of step 5 (`_special_verdicts`): one it reads as no special face is a pip die
-   to the looks, its special vote set to 0, and stays unread when none reads a pip face. When
+   to the looks, run again with its special vote set to 0, and stays unread when none reads
+   a pip face. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
@@ -511,25 +512,38 @@ def _search(source: CropSource, work_side: int, skip=None
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    first, special = dice, _special_verdicts(source, dice)
+    looked = _looks(source, dice)
+    # Dice still called special go to the special reader (`_special_verdicts`); the looks
+    # run again when it calls some of them pip dice: rare, and only then paid for.
+    special = _special_verdicts(source, looked)
     pips = {c for c, reading in special.items() if reading is None}
-    # voted out again after the second look, which averages the d6 network's special votes
-    looked = _special_voted_out(_second_look(source, _special_voted_out(first, pips)), pips)
+    if pips:
+        looked = _pips_or_special(_looks(source, looked, pips), looked, special)
+    return looked, edges, special
+
+
+def _looks(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+           pips: set[Candidate] = frozenset()) -> list[tuple[Candidate, np.ndarray]]:
+    """The looks of step 5 at the dice found, those at the places `pips` read with their
+    special vote set to 0 (voted out again after the second look, which averages the d6
+    network's special votes)."""
+    looked = _special_voted_out(_second_look(source, _special_voted_out(dice, pips)), pips)
     looked = _away_look(source, _outward_look(source, looked))
     looked = _colour_look(source, _contrast_look(source, _detail_look(source, looked)))
     looked = _one_pip_look(source, _join_halves(source, looked))
-    looked = _top_face_look(source, _outward_opinion(source, looked))
-    return _pips_or_special(looked, first, special), edges, special
+    return _top_face_look(source, _outward_opinion(source, looked))
 
 
 def _special_verdicts(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                       ) -> dict[Candidate, SpecialReading | None]:
-    """Dice the d6 network calls special, read by the special reader before the looks
+    """Dice the d6 network calls special after the looks, read by the special reader
     (`read_segmented`, kept for `_describe`: the costly read is made once a die). A die it
     reads as no special face (None: its own network calls it "other", pips or no die) is a
-    pip die to the looks: `_search` sets its special vote to 0, so that they read it as a
-    die without a face (the d6 network calls some plain pip dice special, which the special
-    reader then leaves unread; docs/history/vision.md, nineteenth session)."""
+    pip die to the looks: `_search` runs them again with its special vote set to 0, so that
+    they read it as a die without a face (the d6 network calls some plain pip dice special,
+    which the special reader then leaves unread; docs/history/vision.md, nineteenth
+    session). Dice called special only before the looks are not read: the looks settle most
+    of them as pips, and each read costs 5-25 ms."""
     return {c: read_segmented(source.image, c.x, c.y, c.side) for c, p in dice
             if int(p[1:].argmax()) + 1 == SPECIAL}
 
