@@ -10,7 +10,7 @@ import pytest
 from station.fakes.tray import random_tray, render_roll
 from station.rules.faces import Face
 from station.vision import read_tray
-from station.vision.classifier import CLASSES, SPECIAL
+from station.vision.classifier import CLASSES, COCKED, SPECIAL
 from station.vision.reader import MAYBE_SPECIAL, _describe
 from station.vision.segment import Candidate
 
@@ -35,6 +35,19 @@ def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
     assert (die.kind, die.value) == ("artillery", 8) and die.confidence >= 0.95
     assert describe(shot.image, c, doubt, expect_special=False).value == 4
     assert describe(shot.image, c, as_pip_die(0.0), expect_special=True).value == 4
+
+
+def test_a_flat_special_die_the_d6_network_calls_cocked_is_read_when_expected():
+    """The d6 network calls some flat special dice leaning; when special dice are expected
+    the special reader, sure of a face (its own cocked checks passed), is believed."""
+    shot = render_roll([Face("artillery", 8)], np.random.default_rng(4), size=(1280, 960))
+    t = shot.truth[0]
+    c = Candidate(*t.center, t.box[2] - t.box[0])
+    cocked = np.zeros(CLASSES, np.float32)
+    cocked[SPECIAL], cocked[COCKED] = 0.1, 0.9
+    die = describe(shot.image, c, cocked, expect_special=True)
+    assert (die.kind, die.value, "cocked" in die.flags) == ("artillery", 8, False)
+    assert describe(shot.image, c, cocked, expect_special=False).value is None
 
 
 @pytest.fixture
