@@ -38,16 +38,20 @@ def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
 
 
 def test_a_flat_special_die_the_d6_network_calls_cocked_is_read_when_expected():
-    """The d6 network calls some flat special dice leaning; when special dice are expected
-    the special reader, sure of a face (its own cocked checks passed), is believed."""
+    """The d6 network calls some flat special dice leaning, with doubt; when special dice are
+    expected the special reader, sure of a face (its own cocked checks passed), is believed.
+    Not when the d6 network is sure of the lean (a leaning die's side face can read as a face:
+    test_special_cocked.py)."""
     shot = render_roll([Face("artillery", 8)], np.random.default_rng(4), size=(1280, 960))
     t = shot.truth[0]
     c = Candidate(*t.center, t.box[2] - t.box[0])
-    cocked = np.zeros(CLASSES, np.float32)
-    cocked[SPECIAL], cocked[COCKED] = 0.1, 0.9
-    die = describe(shot.image, c, cocked, expect_special=True)
+    doubted, sure = np.zeros((2, CLASSES), np.float32)
+    doubted[SPECIAL], doubted[COCKED], doubted[4] = 0.1, 0.6, 0.3
+    sure[SPECIAL], sure[COCKED] = 0.05, 0.95
+    die = describe(shot.image, c, doubted, expect_special=True)
     assert (die.kind, die.value, "cocked" in die.flags) == ("artillery", 8, False)
-    assert describe(shot.image, c, cocked, expect_special=False).value is None
+    assert describe(shot.image, c, doubted, expect_special=False).value is None
+    assert describe(shot.image, c, sure, expect_special=True).value is None
 
 
 @pytest.fixture
