@@ -99,8 +99,8 @@ SURE_SPECIAL = 0.95      # ... and its reading wins from this sure (it has seen 
                          # dice, and swirled ones can look like numerals to it)
 FLAT_OVER_COCKED = 0.9   # ... and on a die it calls cocked less than `SURE`, a face the special
                          # reader reads this sure (its own cocked checks passed) wins: flat
-                         # special dice the d6 network takes for leaning (a leaning die's side
-                         # face can read 0.95 sure; docs/history/special-dice.md, 20th session)
+                         # special dice the d6 network takes for leaning (a leaning die can
+                         # read as a face 0.95 sure; docs/history/special-dice.md, 20th session)
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch

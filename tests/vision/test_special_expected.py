@@ -40,7 +40,7 @@ def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
 def test_a_flat_special_die_the_d6_network_calls_cocked_is_read_when_expected():
     """The d6 network calls some flat special dice leaning, with doubt; when special dice are
     expected the special reader, sure of a face (its own cocked checks passed), is believed.
-    Not when the d6 network is sure of the lean (a leaning die's side face can read as a face:
+    Not when the d6 network is sure of the lean (a leaning die can read as a face:
     test_special_cocked.py)."""
     shot = render_roll([Face("artillery", 8)], np.random.default_rng(4), size=(1280, 960))
     t = shot.truth[0]
