@@ -49,7 +49,10 @@
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
    "d6", unless the special reader says scatter or artillery (always for a die the d6
-   network calls special; for one it calls cocked, when special dice are expected).
+   network calls special; for one it calls cocked, when special dice are expected). When
+   special dice are expected, a die the d6 network calls cocked with doubt (under `SURE`)
+   that the special reader reads as a face `FLAT_OVER_COCKED` sure is that face: a flat
+   special die the d6 network took for leaning.
 """
 
 from __future__ import annotations
@@ -94,6 +97,10 @@ MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at le
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
 SURE_SPECIAL = 0.95      # ... and its reading wins from this sure (it has seen no real pip
                          # dice, and swirled ones can look like numerals to it)
+FLAT_OVER_COCKED = 0.9   # ... and on a die it calls cocked less than `SURE`, a face the special
+                         # reader reads this sure (its own cocked checks passed) wins: flat
+                         # special dice the d6 network takes for leaning (a leaning die can
+                         # read as a face 0.95 sure; docs/history/special-dice.md, 20th session)
 SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are kept as found
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
@@ -1261,13 +1268,18 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
     elif expect_special and p[SPECIAL] >= MAYBE_SPECIAL:
         # Special dice expected: a second opinion on a die read as pips, which stand unless
         # the special reader is sure of a face; on a cocked die, which die it is (a leaning
-        # artillery die is not a third d6: the players are told to re-roll the right die).
+        # artillery die is not a third d6: the players are told to re-roll the right die),
+        # or its face when the d6 network doubts the lean and the special reader, whose own
+        # cocked checks it passed, is sure of one.
         second = special_reading()
         if best == COCKED:
-            special = second
-        elif second is not None and second.value is not None \
-                and second.confidence >= SURE_SPECIAL:
+            sure = FLAT_OVER_COCKED if die_classes.max() < SURE else math.inf
+        else:
+            sure = SURE_SPECIAL
+        if second is not None and second.value is not None and second.confidence >= sure:
             best, special, confidence = SPECIAL, second, second.confidence
+        elif best == COCKED:
+            special = second
     if best == COCKED:
         die.flags.append("cocked")
         die.value = None

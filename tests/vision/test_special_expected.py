@@ -10,7 +10,7 @@ import pytest
 from station.fakes.tray import random_tray, render_roll
 from station.rules.faces import Face
 from station.vision import read_tray
-from station.vision.classifier import CLASSES, SPECIAL
+from station.vision.classifier import CLASSES, COCKED, SPECIAL
 from station.vision.reader import MAYBE_SPECIAL, _describe
 from station.vision.segment import Candidate
 
@@ -35,6 +35,23 @@ def test_a_special_die_read_as_pips_is_read_again_only_when_expected():
     assert (die.kind, die.value) == ("artillery", 8) and die.confidence >= 0.95
     assert describe(shot.image, c, doubt, expect_special=False).value == 4
     assert describe(shot.image, c, as_pip_die(0.0), expect_special=True).value == 4
+
+
+def test_a_flat_special_die_the_d6_network_calls_cocked_is_read_when_expected():
+    """The d6 network calls some flat special dice leaning, with doubt; when special dice are
+    expected the special reader, sure of a face (its own cocked checks passed), is believed.
+    Not when the d6 network is sure of the lean (a leaning die can read as a face:
+    test_special_cocked.py)."""
+    shot = render_roll([Face("artillery", 8)], np.random.default_rng(4), size=(1280, 960))
+    t = shot.truth[0]
+    c = Candidate(*t.center, t.box[2] - t.box[0])
+    doubted, sure = np.zeros((2, CLASSES), np.float32)
+    doubted[SPECIAL], doubted[COCKED], doubted[4] = 0.1, 0.6, 0.3
+    sure[SPECIAL], sure[COCKED] = 0.05, 0.95
+    die = describe(shot.image, c, doubted, expect_special=True)
+    assert (die.kind, die.value, "cocked" in die.flags) == ("artillery", 8, False)
+    assert describe(shot.image, c, doubted, expect_special=False).value is None
+    assert describe(shot.image, c, sure, expect_special=True).value is None
 
 
 @pytest.fixture
