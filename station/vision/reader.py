@@ -125,6 +125,8 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
+DENSITY_APART = 0.8           # once the grids are read, edge-density peaks this x side from every
+DENSITY_NEW = 0.25            # die found, and this x side from the first peaks, are read (20th)
 PAIR_RING = (0.2, 0.65)       # pip readings this x side from a leaning reading, on opposite sides
 PAIR_APART = 0.5              # of it (cosine at most `PAIR_OPPOSITE`) and this x side apart, are
 PAIR_OPPOSITE = -0.5          # two touching dice when read as dice `PAIR_DIE` sure this x side
@@ -501,11 +503,13 @@ def _search(source: CropSource, work_side: int, skip=None
     doubtful = [c for c, p in dice if _without_face(p)]
     unsure = _grid_unsure(dice)
     seen = [(candidates, probs)]
-    dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
+    peaks = edges.density(side, taken)
+    dice = _read_more(source, dice, _off(peaks + edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen,
         FINE_GATE)
+    dice = _density_again(source, dice, edges, side, peaks, skip, seen)
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
@@ -527,6 +531,27 @@ def _search(source: CropSource, work_side: int, skip=None
     if pips:
         looked = _pips_or_special(_looks(source, looked, pips), looked, special)
     return looked, edges, special
+
+
+def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                   edges: TrayEdges, side: float, first: list[Candidate], skip, seen: list
+                   ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice at edge-density peaks found again once the grids are read,
+    with every die found by then blanked (`segment.density_candidates`): a die whose outline
+    did not fill (a grey die on a brown floor, a purple one on blue) beside dice the first
+    search had not found yet made no peak of its own, their edges drowned it. Only peaks
+    farther than `DENSITY_APART` sides from every die found (nearer, a peak lies on a found
+    die's edge or on two touching dice's contact, and its reading counted one die twice on
+    seed 776) and than `DENSITY_NEW` sides from the `first` peaks (read already)."""
+    found = [c for c, _ in dice]
+    peaks = [c for c in _off(edges.density(side, found), skip)
+             if _farther(c, first, DENSITY_NEW * side) and _farther(c, found, DENSITY_APART * side)]
+    return _read_more(source, dice, peaks, seen)
+
+
+def _farther(c: Candidate, others: list[Candidate], reach: float) -> bool:
+    """`c` lies farther than `reach` from every one of the `others`."""
+    return all(math.hypot(c.x - k.x, c.y - k.y) > reach for k in others)
 
 
 def _looks(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
