@@ -126,7 +126,8 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
 DENSITY_APART = 0.8           # once the grids are read, edge-density peaks this x side from every
-DENSITY_NEW = 0.25            # die found, and this x side from the first peaks, are read (20th)
+DENSITY_NEW = 0.25            # die found and this x side from the first peaks, within this x side
+DENSITY_NEAR = 3.0            # of a die found since, are read (`_density_again`, 20th session)
 PAIR_RING = (0.2, 0.65)       # pip readings this x side from a leaning reading, on opposite sides
 PAIR_APART = 0.5              # of it (cosine at most `PAIR_OPPOSITE`) and this x side apart, are
 PAIR_OPPOSITE = -0.5          # two touching dice when read as dice `PAIR_DIE` sure this x side
@@ -207,10 +208,13 @@ class TrayEdges:
         s = self.scale
         return [Candidate(c.x * s, c.y * s, c.side * s) for c in found]
 
-    def density(self, side: float, taken: list[Candidate]) -> list[Candidate]:
-        """Edge-density peaks away from the `taken` dice."""
+    def density(self, side: float, taken: list[Candidate], near: list[Candidate] = (),
+                reach: float = 0.0) -> list[Candidate]:
+        """Edge-density peaks away from the `taken` dice (with `near`: within `reach` sides
+        of those)."""
         return self._to_frame(density_candidates(self.edges, side * self.scale,
-                                                 self._to_work(taken)))
+                                                 self._to_work(taken), self._to_work(near),
+                                                 reach))
 
     def pips(self, side: float, taken: list[Candidate]) -> list[Candidate]:
         """Lone pips away from the `taken` dice (`segment.pip_candidates`)."""
@@ -509,7 +513,7 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _read_more(source, dice, _off(edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen,
         FINE_GATE)
-    dice = _density_again(source, dice, edges, side, peaks, skip, seen)
+    dice = _density_again(source, dice, edges, side, taken, peaks, skip, seen)
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
@@ -534,18 +538,25 @@ def _search(source: CropSource, work_side: int, skip=None
 
 
 def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                   edges: TrayEdges, side: float, first: list[Candidate], skip, seen: list
+                   edges: TrayEdges, side: float, taken: list[Candidate],
+                   first: list[Candidate], skip, seen: list
                    ) -> list[tuple[Candidate, np.ndarray]]:
     """The `dice` and the dice at edge-density peaks found again once the grids are read,
     with every die found by then blanked (`segment.density_candidates`): a die whose outline
     did not fill (a grey die on a brown floor, a purple one on blue) beside dice the first
-    search had not found yet made no peak of its own, their edges drowned it. Only peaks
-    farther than `DENSITY_APART` sides from every die found (nearer, a peak lies on a found
-    die's edge or on two touching dice's contact, and its reading counted one die twice on
-    seed 776) and than `DENSITY_NEW` sides from the `first` peaks (read already)."""
+    search had not found (not among the `taken`) made no peak of its own, their edges
+    drowned it. Only peaks within `DENSITY_NEAR` sides of a die found since (elsewhere the
+    density is the `first` peaks'), farther than `DENSITY_NEW` sides from those (read
+    already) and than `DENSITY_APART` sides from every die found: nearer, a peak lies on a
+    found die's edge or on two touching dice's contact, and its reading counted one die
+    twice on seed 776."""
     found = [c for c, _ in dice]
-    peaks = [c for c in _off(edges.density(side, found), skip)
-             if _farther(c, first, DENSITY_NEW * side) and _farther(c, found, DENSITY_APART * side)]
+    new = [c for c in found if _farther(c, taken, SAME_DIE * side)]
+    if not new:
+        return dice
+    peaks = [c for c in _off(edges.density(side, found, new, DENSITY_NEAR), skip)
+             if _farther(c, first, DENSITY_NEW * side)
+             and _farther(c, found, DENSITY_APART * side)]
     return _read_more(source, dice, peaks, seen)
 
 
