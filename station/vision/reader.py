@@ -70,10 +70,10 @@ from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource
                                   outward_angle, pyramid_level)
 from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
                                          warm_up_special)
-from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
-                                    blob_distances, closed_blobs, cluster_candidates,
-                                    density_candidates, edge_map, open_blobs, pip_candidates,
-                                    strong_edges)
+from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
+                                    blob_components, blob_distances, closed_blobs,
+                                    cluster_candidates, density_candidates, edge_map, open_blobs,
+                                    pip_candidates, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -549,14 +549,17 @@ def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     density is the `first` peaks'), farther than `DENSITY_NEW` sides from those (read
     already) and than `DENSITY_APART` sides from every die found: nearer, a peak lies on a
     found die's edge or on two touching dice's contact, and its reading counted one die
-    twice on seed 776."""
+    twice on seed 776), nor within `segment.SPRAWL_CLEAR` sides of a die read without a face
+    (a leaning die's tilted top face reads as a flat die's, as for the grids)."""
     found = [c for c, _ in dice]
     new = [c for c in found if _farther(c, taken, SAME_DIE * side)]
     if not new:
         return dice
+    doubtful = [c for c, p in dice if _without_face(p)]
     peaks = [c for c in _off(edges.density(side, found, new, DENSITY_NEAR), skip)
              if _farther(c, first, DENSITY_NEW * side)
-             and _farther(c, found, DENSITY_APART * side)]
+             and _farther(c, found, DENSITY_APART * side)
+             and _farther(c, doubtful, SPRAWL_CLEAR * side)]
     return _read_more(source, dice, peaks, seen)
 
 
