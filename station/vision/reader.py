@@ -550,7 +550,9 @@ def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     already) and than `DENSITY_APART` sides from every die found: nearer, a peak lies on a
     found die's edge or on two touching dice's contact, and its reading counted one die
     twice on seed 776), nor within `segment.SPRAWL_CLEAR` sides of a die read without a face
-    (a leaning die's tilted top face reads as a flat die's, as for the grids)."""
+    (a leaning die's tilted top face reads as a flat die's, as for the grids). Only peaks
+    read as a pip face are kept: a leaning die found this late, read as leaning, was given
+    its side face's value by the outward look (lean seed 99, tray 28)."""
     found = [c for c, _ in dice]
     new = [c for c in found if _farther(c, taken, SAME_DIE * side)]
     if not new:
@@ -560,7 +562,7 @@ def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
              if _farther(c, first, DENSITY_NEW * side)
              and _farther(c, found, DENSITY_APART * side)
              and _farther(c, doubtful, SPRAWL_CLEAR * side)]
-    return _read_more(source, dice, peaks, seen)
+    return _read_faces(source, dice, peaks, seen, READABLE)
 
 
 def _farther(c: Candidate, others: list[Candidate], reach: float) -> bool:
@@ -781,17 +783,24 @@ def _pip_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
               pips: list[Candidate], seen: list) -> list[tuple[Candidate, np.ndarray]]:
     """The `dice` and the dice found at lone pips (`TrayEdges.pips`): those read as a pip
     face `SURE_FACE` sure, as for the look around (a pip of a leaning die, whose outline
-    merged with its neighbour's, reads as a 1 less surely). Every reading goes to `seen`,
-    so the look around sees places half taken for a die there too."""
-    if not pips:
+    merged with its neighbour's, reads as a 1 less surely)."""
+    return _read_faces(source, dice, pips, seen, SURE_FACE)
+
+
+def _read_faces(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                extra: list[Candidate], seen: list, sure: float
+                ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and those of the `extra` candidates read as a pip face `sure` sure. Every
+    reading goes to `seen`, so the look around sees places half taken for a die there too."""
+    if not extra:
         return dice
-    probs = _classify(source, pips)
-    seen.append((pips, probs))
-    sure = [i for i, p in enumerate(probs) if _pip_face(p, SURE_FACE)]
-    if not sure:
+    probs = _classify(source, extra)
+    seen.append((extra, probs))
+    kept = [i for i, p in enumerate(probs) if _pip_face(p, sure)]
+    if not kept:
         return dice
-    return _accept([c for c, _ in dice] + [pips[i] for i in sure], np.concatenate(
-        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs[sure]]))
+    return _accept([c for c, _ in dice] + [extra[i] for i in kept], np.concatenate(
+        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs[kept]]))
 
 
 def _off(candidates: list[Candidate], skip) -> list[Candidate]:
