@@ -70,10 +70,10 @@ from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource
                                   outward_angle, pyramid_level)
 from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
                                          warm_up_special)
-from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
-                                    blob_distances, closed_blobs, cluster_candidates,
-                                    density_candidates, edge_map, open_blobs, pip_candidates,
-                                    strong_edges)
+from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
+                                    blob_components, blob_distances, closed_blobs,
+                                    cluster_candidates, density_candidates, edge_map, open_blobs,
+                                    pip_candidates, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -125,6 +125,9 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
+DENSITY_APART = 0.8           # once the grids are read, edge-density peaks this x side from every
+DENSITY_NEW = 0.25            # die found and this x side from the first peaks, within this x side
+DENSITY_NEAR = 3.0            # of a die found since, are read (`_density_again`, 20th session)
 PAIR_RING = (0.2, 0.65)       # pip readings this x side from a leaning reading, on opposite sides
 PAIR_APART = 0.5              # of it (cosine at most `PAIR_OPPOSITE`) and this x side apart, are
 PAIR_OPPOSITE = -0.5          # two touching dice when read as dice `PAIR_DIE` sure this x side
@@ -205,10 +208,13 @@ class TrayEdges:
         s = self.scale
         return [Candidate(c.x * s, c.y * s, c.side * s) for c in found]
 
-    def density(self, side: float, taken: list[Candidate]) -> list[Candidate]:
-        """Edge-density peaks away from the `taken` dice."""
+    def density(self, side: float, taken: list[Candidate], near: list[Candidate] = (),
+                reach: float = 0.0) -> list[Candidate]:
+        """Edge-density peaks away from the `taken` dice (with `near`: within `reach` sides
+        of those)."""
         return self._to_frame(density_candidates(self.edges, side * self.scale,
-                                                 self._to_work(taken)))
+                                                 self._to_work(taken), self._to_work(near),
+                                                 reach))
 
     def pips(self, side: float, taken: list[Candidate]) -> list[Candidate]:
         """Lone pips away from the `taken` dice (`segment.pip_candidates`)."""
@@ -501,11 +507,13 @@ def _search(source: CropSource, work_side: int, skip=None
     doubtful = [c for c, p in dice if _without_face(p)]
     unsure = _grid_unsure(dice)
     seen = [(candidates, probs)]
-    dice = _read_more(source, dice, _off(edges.density(side, taken) + edges.grid(
+    peaks = edges.density(side, taken)
+    dice = _read_more(source, dice, _off(peaks + edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=True), skip), seen)
     dice = _read_more(source, dice, _off(edges.grid(
         side, taken, doubtful, _grid_settled(dice, taken), unsure, coarse=False), skip), seen,
         FINE_GATE)
+    dice = _density_again(source, dice, edges, side, taken, peaks, skip, seen)
     dice = _pip_look(source, dice, _off(edges.pips(side, [c for c, _ in dice]), skip), seen)
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
@@ -527,6 +535,39 @@ def _search(source: CropSource, work_side: int, skip=None
     if pips:
         looked = _pips_or_special(_looks(source, looked, pips), looked, special)
     return looked, edges, special
+
+
+def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                   edges: TrayEdges, side: float, taken: list[Candidate],
+                   first: list[Candidate], skip, seen: list
+                   ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice at edge-density peaks found again once the grids are read,
+    with every die found by then blanked (`segment.density_candidates`): a die whose outline
+    did not fill (a grey die on a brown floor, a purple one on blue) beside dice the first
+    search had not found (not among the `taken`) made no peak of its own, their edges
+    drowned it. Only peaks within `DENSITY_NEAR` sides of a die found since (elsewhere the
+    density is the `first` peaks'), farther than `DENSITY_NEW` sides from those (read
+    already) and than `DENSITY_APART` sides from every die found: nearer, a peak lies on a
+    found die's edge or on two touching dice's contact, and its reading counted one die
+    twice on seed 776), nor within `segment.SPRAWL_CLEAR` sides of a die read without a face
+    (a leaning die's tilted top face reads as a flat die's, as for the grids). Only peaks
+    read as a pip face are kept: a leaning die found this late, read as leaning, was given
+    its side face's value by the outward look (lean seed 99, tray 28)."""
+    found = [c for c, _ in dice]
+    new = [c for c in found if _farther(c, taken, SAME_DIE * side)]
+    if not new:
+        return dice
+    doubtful = [c for c, p in dice if _without_face(p)]
+    peaks = [c for c in _off(edges.density(side, found, new, DENSITY_NEAR), skip)
+             if _farther(c, first, DENSITY_NEW * side)
+             and _farther(c, found, DENSITY_APART * side)
+             and _farther(c, doubtful, SPRAWL_CLEAR * side)]
+    return _read_faces(source, dice, peaks, seen, READABLE)
+
+
+def _farther(c: Candidate, others: list[Candidate], reach: float) -> bool:
+    """`c` lies farther than `reach` from every one of the `others`."""
+    return all(math.hypot(c.x - k.x, c.y - k.y) > reach for k in others)
 
 
 def _looks(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
@@ -742,17 +783,24 @@ def _pip_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
               pips: list[Candidate], seen: list) -> list[tuple[Candidate, np.ndarray]]:
     """The `dice` and the dice found at lone pips (`TrayEdges.pips`): those read as a pip
     face `SURE_FACE` sure, as for the look around (a pip of a leaning die, whose outline
-    merged with its neighbour's, reads as a 1 less surely). Every reading goes to `seen`,
-    so the look around sees places half taken for a die there too."""
-    if not pips:
+    merged with its neighbour's, reads as a 1 less surely)."""
+    return _read_faces(source, dice, pips, seen, SURE_FACE)
+
+
+def _read_faces(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                extra: list[Candidate], seen: list, sure: float
+                ) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and those of the `extra` candidates read as a pip face `sure` sure. Every
+    reading goes to `seen`, so the look around sees places half taken for a die there too."""
+    if not extra:
         return dice
-    probs = _classify(source, pips)
-    seen.append((pips, probs))
-    sure = [i for i, p in enumerate(probs) if _pip_face(p, SURE_FACE)]
-    if not sure:
+    probs = _classify(source, extra)
+    seen.append((extra, probs))
+    kept = [i for i, p in enumerate(probs) if _pip_face(p, sure)]
+    if not kept:
         return dice
-    return _accept([c for c, _ in dice] + [pips[i] for i in sure], np.concatenate(
-        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs[sure]]))
+    return _accept([c for c, _ in dice] + [extra[i] for i in kept], np.concatenate(
+        [np.array([p for _, p in dice]).reshape(-1, CLASSES), probs[kept]]))
 
 
 def _off(candidates: list[Candidate], skip) -> list[Candidate]:

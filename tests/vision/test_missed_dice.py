@@ -266,3 +266,17 @@ def test_a_lone_die_the_colour_of_the_floor_is_read(index, monkeypatch):
     monkeypatch.setattr(reader, "_lone_die", lambda *args: [])
     monkeypatch.setattr(reader, "_look_around", lambda source, dice, *args: dice)
     assert read_tray(shot.image) == []
+
+
+@pytest.mark.parametrize("tray, index", [(72, 9), (104, 21)])
+def test_a_die_whose_outline_did_not_fill_beside_dice_found_late_is_read(tray, index,
+                                                                          monkeypatch):
+    # Trays 72 and 104 of seed 776, 640x480: a grey 4 on brown, a purple 3 on dark green,
+    # whose outlines did not close. Their neighbours were found only by the grids, so the
+    # first edge-density peaks lay on those neighbours, none on the die; read again with
+    # every die found blanked, the density peaks at the die.
+    rendered = random_tray(np.random.default_rng([776, tray]), dice=(1, 40))
+    truth = rendered.truth[index]
+    _assert_read_at_its_centre(rendered, truth)
+    monkeypatch.setattr(reader, "_density_again", lambda source, dice, *args: dice)
+    assert _read_in_box(rendered, truth) is None
