@@ -67,7 +67,8 @@ from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource
                                   outward_angle, pyramid_level)
 from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
                                          warm_up_special)
-from station.vision.segment import (Candidate, around, blob_candidates, blob_components,
+from station.vision.segment import (DIE_BLOB_AREA, PAIR_MIN, Candidate, around, blob_candidates,
+                                    blob_components,
                                     blob_distances, closed_blobs, cluster_candidates,
                                     density_candidates, edge_map, open_blobs, pip_candidates,
                                     strong_edges)
@@ -124,6 +125,7 @@ PAIR_OPPOSITE = -0.5          # two touching dice when read as dice `PAIR_DIE` s
 PAIR_CENTRE = 0.5             # from it towards each (their centres), or when its blob is at least
 PAIR_DIE = 0.9                # `PAIR_BLOB` dice large (18th session)
 PAIR_BLOB = 4.0
+FREED_SURE = 0.6              # a pip reading the looks freed (`_freed_look`) is a die this sure
 LONE_GROW = (1.6, 2.2, 3.0)       # no die found: every candidate read again at these x its side
 DETAIL_TURNS = (0, 1, 2, 3)   # an undecided die is read by the detail network at these quarter
 DETAIL_SURE = 0.6             # turns, votes averaged; a face read this sure is taken (on
@@ -513,6 +515,7 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _looks(source, dice)
+    looked = _freed_look(source, looked, dice, seen + around_seen, side, edges, skip)
     # Dice still called special go to the special reader (`_special_verdicts`); the looks
     # run again when it calls some of them pip dice: rare, and only then paid for.
     special = _special_verdicts(source, looked)
@@ -667,6 +670,48 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
                      for p, (_, m) in zip(probs, places)], bool)
     probs = probs[:len(places)]
     return dice + _accept([c for (c, _), s in zip(places, sure) if s], probs[sure])
+
+
+def _freed_look(source: CropSource, looked: list[tuple[Candidate, np.ndarray]],
+                before: list[tuple[Candidate, np.ndarray]], seen: list, side: float,
+                edges: TrayEdges, skip) -> list[tuple[Candidate, np.ndarray]]:
+    """Two touching dice read as one leaning die at their contact: that reading suppresses
+    one die's pip reading (one die, one reading) and keeps it from `_beside_look`; the looks
+    then read the leaning die as its neighbour's face and move it there (seed 776: 4 of 11
+    dice missed in blobs of two dice or more). The pip readings (any pass, `seen`) within
+    `SAME_DIE` of a die read without a face that the looks moved, now `BESIDE_NEAR` to
+    `TOUCHING` typical sides from every die, in a blob of at least `PAIR_MIN` die areas (a
+    lone leaning die, read on its two faces, makes one die's blob), are read again there at
+    the typical `side`: a pip face read `FREED_SURE` sure whose midpoint with the nearest
+    die reads no pip face (their contact) is a die, if the looks read it as a pip face."""
+    kept = {c for c, _ in looked}
+    moved = [c for c, p in before if _without_face(p) and c not in kept]
+    if not moved or not looked:
+        return looked
+    found = [c for c, _ in looked]
+    places: list[tuple[Candidate, Candidate]] = []     # and the midpoint with the nearest die
+    readings = sorted(((c, p) for read, probs in seen for c, p in zip(read, probs)
+                       if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _pip_face(p, 0.0)),
+                      key=lambda r: -r[1][1:].max())
+    for c, _ in readings:
+        if not any(math.hypot(c.x - m.x, c.y - m.y) <= SAME_DIE * side for m in moved):
+            continue
+        k = min(found, key=lambda k: math.hypot(c.x - k.x, c.y - k.y))
+        if BESIDE_NEAR * side < math.hypot(c.x - k.x, c.y - k.y) < TOUCHING * side \
+                and all(math.hypot(c.x - o.x, c.y - o.y) > AROUND_STEP * side for o, _ in places) \
+                and edges.blob_area(c) >= PAIR_MIN * DIE_BLOB_AREA * side ** 2 \
+                and (skip is None or not skip(c.x, c.y)):
+            places.append((Candidate(c.x, c.y, side),
+                           Candidate((c.x + k.x) / 2, (c.y + k.y) / 2, side)))
+    if not places:
+        return looked
+    probs = _classify(source, [c for c, _ in places] + [m for _, m in places])
+    sure = np.array([_pip_face(p, FREED_SURE) and not _die_face(m)
+                     for p, m in zip(probs, probs[len(places):])], bool)
+    probs = probs[:len(places)]
+    new = _accept([c for (c, _), s in zip(places, sure) if s], probs[sure])
+    return looked + [(c, p) for c, p in _looks(source, new) if _pip_face(p, READABLE)] \
+        if new else looked
 
 
 def _die_face(p: np.ndarray) -> bool:

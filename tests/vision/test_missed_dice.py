@@ -157,6 +157,22 @@ def test_two_touching_dice_read_as_one_leaning_die_between_them_are_read(monkeyp
     assert _read_in_box(rendered, dice[1]).value is None
 
 
+def test_a_die_freed_when_the_looks_move_a_leaning_reading_is_read(monkeypatch):
+    # Tray 113 of seed 776 (the validation trays), 640x480: an orange 6 between a blue and a
+    # yellow die. Read as leaning at its contacts, the readings there suppressed the 6's own
+    # (one die, one reading); the looks then read them as the neighbours' faces and moved
+    # them onto those. Read again where it now lies apart, the 6 is a die (`_freed_look`,
+    # docs/history/vision.md, twentieth session).
+    rendered = random_tray(np.random.default_rng([776, 113]), dice=(1, 40))
+    truth = rendered.truth[7]
+    assert truth.value == 6 and "touching" in truth.flags
+
+    _assert_read_at_its_centre(rendered, truth)
+    # Without the look it is missed (no reading in its box): the test can fail.
+    monkeypatch.setattr(reader, "_freed_look", lambda source, looked, *args: looked)
+    assert _read_in_box(rendered, truth) is None
+
+
 def test_dice_in_a_sprawling_cluster_are_read():
     # Tray 124 of seed 776 (the validation trays), 3840x2160: touching dice and their
     # shadows make one blob filling under `CLUSTER_FILL` of its box; no candidate was ever
