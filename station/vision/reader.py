@@ -547,7 +547,7 @@ def _density_again(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     search had not found (not among the `taken`) made no peak of its own, their edges
     drowned it. Only peaks within `DENSITY_NEAR` sides of a die found since (elsewhere the
     density is the `first` peaks'), farther than `DENSITY_NEW` sides from those (read
-    already) and than `DENSITY_APART` sides from every die found: nearer, a peak lies on a
+    already) and than `DENSITY_APART` sides from every die found (nearer, a peak lies on a
     found die's edge or on two touching dice's contact, and its reading counted one die
     twice on seed 776), nor within `segment.SPRAWL_CLEAR` sides of a die read without a face
     (a leaning die's tilted top face reads as a flat die's, as for the grids). Only peaks
