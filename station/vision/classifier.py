@@ -20,6 +20,12 @@ decide: at 32x32 the pips of dark translucent and swirled dice are blobs a few p
 Last, the outward network (`weights/d6_outward.onnx`, the classifier's kind of CNN trained on
 crops turned outward-up, `train_classifier.py --outward`) gives a second opinion on the dice
 still read without a face (docs/history/vision.md, tenth session).
+
+The lean check (`weights/d6_lean.onnx`, `LeanCheck`, trained by `training/train_lean.py`:
+three gate-kind networks on 64-pixel outward-up crops two sides wide, plus the die's distance
+from the frame's centre, their logits averaged in one graph) answers "flat or leaning" for
+dice read with a value: the classifier reads a leaning die's tilted top face as surely as a
+flat one's (docs/history/vision.md, twenty-first session).
 """
 
 from __future__ import annotations
