@@ -22,8 +22,8 @@ crops turned outward-up, `train_classifier.py --outward`) gives a second opinion
 still read without a face (docs/history/vision.md, tenth session).
 
 The lean check (`weights/d6_lean.onnx`, `LeanCheck`, trained by `training/train_lean.py`:
-three gate-kind networks on 64-pixel outward-up crops two sides wide, plus the die's distance
-from the frame's centre, their logits averaged in one graph) answers "flat or leaning" for
+the gate's kind of network with a fourth strided convolution, on 64-pixel outward-up crops
+two sides wide plus the die's distance from the frame's centre) answers "flat or leaning" for
 dice read with a value: the classifier reads a leaning die's tilted top face as surely as a
 flat one's (docs/history/vision.md, twenty-first session).
 """
