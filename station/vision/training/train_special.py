@@ -35,7 +35,6 @@ and read with their own cocked cut-offs (`special_dice.COCKED_PROBABILITY`,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
 import time
@@ -48,13 +47,6 @@ from station.vision.special_dice import CLASSES, FACE_CROP, WEIGHTS, face_crop
 from station.vision.training.train_classifier import augment_colour, export, fit
 
 TRAIN_FONTS = ("hershey-simplex", "hershey-duplex", "roboto", "lato", "dejavu")
-# Typefaces drawn only here (`--glyph-variants`), not by the renderer's own font list, so
-# the benchmark's trays render as before: the book weights and the condensed cut.
-EXTRA_FONTS = {
-    "dejavu-book": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "dejavu-condensed": "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf",
-    "dejavu-condensed-book": "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf",
-}
 SIZES = [(640, 480), (800, 600), (1280, 960), (1920, 1080), (2592, 1944), (3840, 2160)]
 OTHER, COCKED = CLASSES.index("other"), CLASSES.index("cocked")
 
@@ -70,78 +62,11 @@ def label_of(truth) -> int:
     return OTHER if truth.kind == "d6" else CLASSES.index(truth.value)
 
 
-def vary_glyph(mask: np.ndarray, height: int, rng: np.random.Generator) -> np.ndarray:
-    """A glyph as another typeface might draw it: strokes thicker or thinner (dilated or
-    eroded by up to 4 % and 2 % of the cap height), 0.85-1.15 as wide, slanted by up to
-    0.15; a quarter of them as they are. A milder range than the twenty-first session's
-    (-4 % to +5 %, 0.75-1.2, 0.2), which cost scatter dice (docs/history/special-dice.md)."""
-    if rng.random() < 0.25:
-        return mask
-    pad = height // 2
-    glyph = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    radius = int(round(rng.uniform(-0.02, 0.04) * height))
-    if radius:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(radius) + 1,) * 2)
-        glyph = (cv2.dilate if radius > 0 else cv2.erode)(glyph, kernel)
-    h, w = glyph.shape
-    slant = rng.uniform(-0.15, 0.15)
-    widen = rng.uniform(0.85, 1.15)
-    shear = np.float32([[widen, -slant, slant * h / 2 + (1 - widen) * w / 2], [0, 1, 0]])
-    glyph = cv2.warpAffine(glyph, shear, (w, h), flags=cv2.INTER_LINEAR)
-    ys, xs = np.nonzero(glyph > 40)
-    if not len(ys):      # eroded away: a thin stroke at a small size
-        return mask
-    return glyph[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-
-
-@contextlib.contextmanager
-def glyph_variants(rng: np.random.Generator):
-    """While open, the renderer draws every artillery numeral through `vary_glyph` and
-    knows EXTRA_FONTS' names for them (training only: the renderer's module is put back
-    after). The HIT and MISFIRE words are drawn as the renderer draws them: varied, the
-    small MISFIRE word was read worse (docs/history/special-dice.md, nineteenth session);
-    on a die of an EXTRA_FONTS typeface in the renderer's own DejaVu."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    from station.fakes import tray_faces
-
-    plain = tray_faces.glyph_mask
-
-    def glyph_mask(text: str, font: str, height: int) -> np.ndarray:
-        if not text.isdigit():
-            return plain(text, "dejavu" if font in EXTRA_FONTS else font, height)
-        if font in EXTRA_FONTS:     # as tray_faces.glyph_mask draws a TrueType font
-            pil_font = ImageFont.truetype(EXTRA_FONTS[font], int(height * 1.4))
-            x0, y0, x1, y1 = pil_font.getbbox(text)
-            image = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
-            ImageDraw.Draw(image).text((2 - x0, 2 - y0), text, fill=255, font=pil_font)
-            canvas = np.asarray(image)
-            ys, xs = np.nonzero(canvas > 40)
-            mask = canvas[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-        else:
-            mask = plain(text, font, height)
-        return vary_glyph(mask, height, rng)
-
-    tray_faces.glyph_mask = glyph_mask
-    try:
-        yield TRAIN_FONTS + tuple(EXTRA_FONTS)
-    finally:
-        tray_faces.glyph_mask = plain
-
-
-def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: float = 0.1,
-            variants: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: float = 0.1
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, classes and the index of the tray each came from (`save(...)` them every
     hundred trays). max_width: only frames up to that wide (800: dice of 15-45 px);
-    cocked: the share of dice leaning on a die or the wall; variants: numerals in
-    EXTRA_FONTS too, and every numeral varied (`glyph_variants`)."""
-    if variants:
-        with glyph_variants(np.random.default_rng([seed, 1])) as fonts:
-            return _collect(trays, seed, save, max_width, cocked, fonts)
-    return _collect(trays, seed, save, max_width, cocked, TRAIN_FONTS)
-
-
-def _collect(trays, seed, save, max_width, cocked, fonts):
+    cocked: the share of dice leaning on a die or the wall."""
     from station.fakes.tray import random_tray
     from station.vision.reader import propose
 
@@ -163,7 +88,7 @@ def _collect(trays, seed, save, max_width, cocked, fonts):
                            dice=(0, 4), markers=markers, cocked=cocked,
                            yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
                            special={"scatter": (1, 2), "artillery": (1, 3)},
-                           fonts=fonts)
+                           fonts=TRAIN_FONTS)
         sides = []
         for t in shot.truth:
             side = top_side(t)
@@ -259,8 +184,6 @@ def main() -> int:
                         help="render frames only up to this width (800: small dice only)")
     parser.add_argument("--cocked", type=float, default=0.1,
                         help="share of dice rendered leaning on a die or the wall")
-    parser.add_argument("--glyph-variants", action="store_true",
-                        help="numerals in EXTRA_FONTS too, their strokes, widths and slants varied")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
@@ -276,7 +199,7 @@ def main() -> int:
             np.savez(args.cache[0], crops=crops, classes=classes, tray_of=tray_of)
 
         crops, classes, tray_of = collect(args.trays, args.seed, save if args.cache else None,
-                                          args.max_width, args.cocked, args.glyph_variants)
+                                          args.max_width, args.cocked)
         if args.cache:
             save(crops, classes, tray_of)
     print(f"{len(crops)} crops ({np.bincount(classes, minlength=len(CLASSES)).tolist()} per "
