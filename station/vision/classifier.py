@@ -22,11 +22,10 @@ crops turned outward-up, `train_classifier.py --outward`) gives a second opinion
 still read without a face (docs/history/vision.md, tenth session).
 
 The lean check (`weights/d6_lean.onnx`, `LeanCheck`, trained by `training/train_lean.py`:
-two networks of the gate's kind with a fourth strided convolution, their logits averaged in
-one graph, on 64-pixel outward-up crops two sides wide plus the die's distance from the
-frame's centre) answers "flat or leaning" for dice read with a value: the classifier reads a
-leaning die's tilted top face as surely as a flat one's (docs/history/vision.md, twenty-first
-and twenty-second sessions).
+the gate's kind of network with a fourth strided convolution, on 64-pixel outward-up crops
+two sides wide plus the die's distance from the frame's centre) answers "flat or leaning" for
+dice read with a value: the classifier reads a leaning die's tilted top face as surely as a
+flat one's (docs/history/vision.md, twenty-first and twenty-second sessions).
 """
 
 from __future__ import annotations

@@ -8,13 +8,9 @@
     PYTHONPATH=. python station/vision/training/train_lean.py cut --trays 20000 20818 --from a/ --out a.npz
     PYTHONPATH=. python station/vision/training/train_lean.py cut --trays 21000 23280 --from b/ \
         --no-photos --out b.npz
-    # the training venv: two networks, one graph averaging their logits
+    # the training venv
     PYTHONPATH=. python station/vision/training/train_lean.py train --data a.npz b.npz \
-        --epochs 10 --seed 21 --out dt64.onnx
-    PYTHONPATH=. python station/vision/training/train_lean.py train --data a.npz b.npz \
-        --epochs 10 --seed 23 --out et64.onnx
-    PYTHONPATH=. python station/vision/training/train_lean.py merge dt64.onnx et64.onnx \
-        --out station/vision/weights/d6_lean.onnx
+        --epochs 10 --seed 21 --out station/vision/weights/d6_lean.onnx
 
 (the committed weights, twenty-second session; the first set's distance input was taken at
 the true top-face centre for the moved places of leaning dice, where `cut` takes the moved
@@ -261,32 +257,6 @@ def _augment(crops: np.ndarray, rng) -> np.ndarray:
             x += rng.normal(0, rng.uniform(2, 8), x.shape)
     return np.clip(out, 0, 255).astype(np.uint8)
 
-def merge(paths: list[Path], out: Path) -> None:
-    """One graph whose logits are the mean of the networks' (one call for the reader)."""
-    import onnx
-    from onnx import TensorProto, helper
-    nodes, weights = [], []
-    for k, path in enumerate(paths):
-        graph = onnx.compose.add_prefix(onnx.load(str(path)), f"n{k}_").graph
-        for node in graph.node:
-            node.input[:] = ["crops" if i == graph.input[0].name else i for i in node.input]
-        nodes += list(graph.node)
-        weights += list(graph.initializer)
-        nodes.append(helper.make_node("Identity", [graph.output[0].name], [f"logits_{k}"]))
-    nodes.append(helper.make_node("Sum", [f"logits_{k}" for k in range(len(paths))], ["sum"]))
-    weights.append(helper.make_tensor("count", TensorProto.FLOAT, [], [float(len(paths))]))
-    nodes.append(helper.make_node("Div", ["sum", "count"], ["logits"]))
-    first = onnx.load(str(paths[0]))
-    crops = first.graph.input[0]
-    crops.name = "crops"
-    logits = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 2])
-    model = helper.make_model(helper.make_graph(nodes, "lean_check", [crops], [logits], weights),
-                              opset_imports=first.opset_import)
-    model.ir_version = first.ir_version
-    onnx.checker.check_model(model)
-    onnx.save(model, str(out))
-    print("wrote", out)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -306,19 +276,14 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=21)
     p.add_argument("--out", type=Path, required=True)
-    p = steps.add_parser("merge")
-    p.add_argument("networks", type=Path, nargs="+")
-    p.add_argument("--out", type=Path, required=True)
     a = parser.parse_args()
     cv2.setNumThreads(1)
     if a.step == "collect":
         collect(a.trays[0], a.trays[1], a.out, a.touching)
     elif a.step == "cut":
         cut(a.trays[0], a.trays[1], a.source, a.out, a.photos)
-    elif a.step == "train":
-        train(a.data, a.epochs, a.seed, a.out)
     else:
-        merge(a.networks, a.out)
+        train(a.data, a.epochs, a.seed, a.out)
 
 
 if __name__ == "__main__":
