@@ -20,6 +20,12 @@ decide: at 32x32 the pips of dark translucent and swirled dice are blobs a few p
 Last, the outward network (`weights/d6_outward.onnx`, the classifier's kind of CNN trained on
 crops turned outward-up, `train_classifier.py --outward`) gives a second opinion on the dice
 still read without a face (docs/history/vision.md, tenth session).
+
+The lean check (`weights/d6_lean.onnx`, `LeanCheck`, trained by `training/train_lean.py`:
+the gate's kind of network with a fourth strided convolution, on 64-pixel outward-up crops
+two sides wide plus the die's distance from the frame's centre) answers "flat or leaning" for
+dice read with a value: the classifier reads a leaning die's tilted top face as surely as a
+flat one's (docs/history/vision.md, twenty-first and twenty-second sessions).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ WEIGHTS = Path(__file__).with_name("weights") / "d6_classifier.onnx"
 GATE_WEIGHTS = WEIGHTS.with_name("d6_gate.onnx")
 DETAIL_WEIGHTS = WEIGHTS.with_name("d6_detail.onnx")
 OUTWARD_WEIGHTS = WEIGHTS.with_name("d6_outward.onnx")
+LEAN_WEIGHTS = WEIGHTS.with_name("d6_lean.onnx")
 DETAIL_SIZE = 48   # pixels: side of the detail network's input
 NOT_A_DIE, COCKED, SPECIAL = 0, 7, 8
 CLASSES = 9
@@ -109,6 +116,30 @@ def default_outward() -> DieClassifier | None:
     return DieClassifier(_outward_weights) if _outward_weights is not None else None
 
 
+class LeanCheck(DieGate):
+    """P(leaning) of a die read with a value, from an outward-up crop of it and its
+    surroundings plus its distance from the frame's centre: a flat die far out shows side
+    faces as a leaning one does, and how much of them perspective explains grows with that
+    distance (docs/history/vision.md, twenty-first session)."""
+
+    RADIAL_SCALE = 4.0   # the distance, as a fraction of the frame's width, times this
+
+    def predict_at(self, crops: np.ndarray, radial: np.ndarray) -> np.ndarray:
+        """crops: N x H x W x 3 uint8; radial: N distances from the frame centre / width."""
+        if len(crops) == 0:
+            return np.zeros(0, np.float32)
+        x = normalise(crops)
+        scaled = self.RADIAL_SCALE * np.asarray(radial, np.float32)
+        r = np.broadcast_to(scaled[:, None, None, None], (len(x), 1) + x.shape[2:])
+        return self.predict_normalised(np.ascontiguousarray(np.concatenate([x, r], axis=1)))
+
+
+@lru_cache(maxsize=1)
+def default_lean() -> LeanCheck | None:
+    """The lean check (P(leaning) of dice read with a value), or None."""
+    return LeanCheck(_lean_weights) if _lean_weights is not None else None
+
+
 # Whether the committed weights read crops turned outward-up (crops.outward_angle) rather
 # than axis-aligned ones.
 OUTWARD = False
@@ -118,6 +149,7 @@ _outward = OUTWARD
 _gate_weights: Path | None = GATE_WEIGHTS
 _detail_weights: Path | None = DETAIL_WEIGHTS
 _outward_weights: Path | None = OUTWARD_WEIGHTS
+_lean_weights: Path | None = LEAN_WEIGHTS
 
 
 def use_weights(path: Path, outward: bool = False) -> None:
@@ -156,3 +188,11 @@ def use_outward(path: Path | None) -> None:
     global _outward_weights
     _outward_weights = Path(path) if path is not None else None
     default_outward.cache_clear()
+
+
+def use_lean(path: Path | None) -> None:
+    """Check the dice read with a value with another lean network from now on; None: no
+    lean check."""
+    global _lean_weights
+    _lean_weights = Path(path) if path is not None else None
+    default_lean.cache_clear()

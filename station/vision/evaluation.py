@@ -47,30 +47,41 @@ class Score:
         return "\n".join(rows)
 
 
-def score_image(detections, labels) -> Score:
-    """`detections`: DetectedDie list; `labels`: [{"value", "box"}, ...] of pip dice."""
-    score = Score(labelled=len(labels))
+def match(detections, labels) -> tuple[dict[int, int], int]:
+    """The benchmark's matching: each detection goes to the labelled box holding its centre
+    whose centre is nearest; a box's nearest detection is its reading, the others (and
+    detections in no box) are false. Returns {label index: detection index}, false count."""
     dice = list(detections)
     claimed: dict[int, list[int]] = {}
+    false = 0
     for i, d in enumerate(dice):
         x, y = d.center
         inside = [j for j, lab in enumerate(labels)
                   if lab["box"][0] <= x <= lab["box"][2] and lab["box"][1] <= y <= lab["box"][3]]
         if not inside:
-            score.false += 1
+            false += 1
             continue
         j = min(inside, key=lambda j: _distance_to_centre(labels[j]["box"], x, y))
         claimed.setdefault(j, []).append(i)
+    best = {}
+    for j, hits in claimed.items():
+        best[j] = min(hits, key=lambda i: _distance_to_centre(labels[j]["box"], *dice[i].center))
+        false += len(hits) - 1
+    return best, false
+
+
+def score_image(detections, labels) -> Score:
+    """`detections`: DetectedDie list; `labels`: [{"value", "box"}, ...] of pip dice."""
+    score = Score(labelled=len(labels))
+    dice = list(detections)
+    best, score.false = match(dice, labels)
     for j, lab in enumerate(labels):
         truth = lab["value"]
-        hits = claimed.get(j, [])
-        if not hits:
+        if j not in best:
             score.confusion[truth, MISSED] += 1
             continue
-        best = min(hits, key=lambda i: _distance_to_centre(lab["box"], *dice[i].center))
-        score.false += len(hits) - 1
-        value = dice[best].value
-        if dice[best].kind != "d6":
+        value = dice[best[j]].value
+        if dice[best[j]].kind != "d6":
             score.confusion[truth, OTHER_KIND] += 1
             continue
         score.confusion[truth, value if isinstance(value, int) else UNREADABLE] += 1

@@ -64,7 +64,7 @@ import numpy as np
 
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
                                        default_classifier, default_detail, default_gate,
-                                       default_outward, normalise, outward_crops)
+                                       default_lean, default_outward, normalise, outward_crops)
 from station.vision.colour import colour_name
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
                                   outward_angle, pyramid_level)
@@ -157,6 +157,11 @@ FACE_LOOK_SURE = 0.85         # ... and a pip face read there this sure, given a
                               # flat die's face there reads 0.85-0.95 sure; docs/history/vision.md, 16th)
 FACE_SEED = 0.15              # none found there: sought again this x its side away from a
                               # touching die, then outward (docs/history/vision.md, 17th session)
+LEAN_SIZE = 64                # the lean check's crop: this many pixels wide, LEAN_CONTEXT x a
+LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_CUTOFF P(leaning)
+LEAN_CUTOFF = 0.9463          # a die read with a value is reported leaning; only dice the
+LEAN_DOUBT = 0.01             # classifier gives this P(leaning) are checked (cost: most real
+                              # flat dice are under it; docs/history/vision.md, 21st and 22nd sessions)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -1275,11 +1280,41 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
             dice, _, special = _search(source, finer, skip)
+    dice = _lean_check(source, dice)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
+
+
+def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
+                ) -> list[tuple[Candidate, np.ndarray]]:
+    """Dice read as a pip face surely enough to be given a value are shown to the lean check
+    (`classifier.default_lean`) on an outward-up crop `LEAN_CONTEXT` times their side,
+    `LEAN_SIZE` pixels wide; a die it finds leaning at least `LEAN_CUTOFF` likely is read
+    as leaning (reported `cocked`, without a value). The classifier reads a leaning die's
+    tilted top face as surely as a flat one's (issue #3: flagged, not guessed); the check sees
+    the die twice as large and more of its surroundings, turned so that a flat die's side
+    faces show below its top face (docs/history/vision.md, twenty-first session)."""
+    lean = default_lean()
+    chosen = [i for i, (_, p) in enumerate(dice)
+              if _pip_face(p, READABLE) and p[COCKED] >= LEAN_DOUBT]
+    if not chosen or lean is None:
+        return dice
+    h, w = source.image.shape[:2]
+    places = [dice[i][0] for i in chosen]
+    crops = source.crops([(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h)) for c in places],
+                         LEAN_SIZE, LEAN_CONTEXT)
+    radial = [math.hypot(c.x - w / 2, c.y - h / 2) / w for c in places]
+    leaning = lean.predict_at(crops, radial) >= LEAN_CUTOFF
+    dice = list(dice)
+    for i in np.asarray(chosen)[leaning]:
+        c, p = dice[i]
+        flagged = np.zeros_like(p)
+        flagged[NOT_A_DIE], flagged[COCKED] = p[NOT_A_DIE], 1.0 - p[NOT_A_DIE]
+        dice[i] = (c, flagged)
+    return dice
 
 
 def _touching(found: list[Candidate]) -> np.ndarray:
