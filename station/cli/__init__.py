@@ -3,7 +3,8 @@
 Each capability registers its sub-commands from a module of its own in
 `station/cli/commands/` (a `register(cli)` function), so the rules, the reader, the laser
 and the service each own their commands. Commands with a space in their name
-(`calibrate tray`, `simulate laser`) become nested sub-commands.
+(`calibrate tray`, `simulate laser`) become nested sub-commands. A new command's first word
+goes into `OWNERS` too, so that running it builds only its own module's parsers.
 
 Exit status: 0 when the command did its job, 1 when a device reported an error,
 2 on bad input (a `UsageError` raised by the command, or argparse's own errors).
