@@ -3,7 +3,8 @@
 Each capability registers its sub-commands from a module of its own in
 `station/cli/commands/` (a `register(cli)` function), so the rules, the reader, the laser
 and the service each own their commands. Commands with a space in their name
-(`calibrate tray`, `simulate laser`) become nested sub-commands.
+(`calibrate tray`, `simulate laser`) become nested sub-commands. A new command's first word
+goes into `OWNERS` too, so that running it builds only its own module's parsers.
 
 Exit status: 0 when the command did its job, 1 when a device reported an error,
 2 on bad input (a `UsageError` raised by the command, or argparse's own errors).
@@ -16,7 +17,7 @@ import importlib
 import os
 import pkgutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from station.cli import commands
 
@@ -26,6 +27,19 @@ GROUP_HELP = {
     "calibrate": "measure the tray or a laser tape, and save a calibration profile",
     "journal": "what the station has rolled and measured: list, show, export, stats",
     "simulate": "start a simulated device (no hardware needed)",
+}
+
+
+# The modules of station/cli/commands/ that register each command (its first word), so that
+# `station resolve ...` imports and builds only the parsers of its own module: building all
+# of them took most of a ruling's time in-process. Any other first word (`--help`, a typo, a
+# command missing here) builds them all, so help and error messages are the same either way;
+# tests/test_cli.py checks this table against what the modules register.
+OWNERS = {
+    "actions": ("rules",), "resolve": ("rules",), "roll": ("rules",),
+    "calibrate": ("calibrate_faces", "calibrate_laser", "calibrate_tray"),
+    "journal": ("journal",), "measure": ("measure",), "read": ("read",), "run": ("run",),
+    "simulate": ("simulate",),
 }
 
 
@@ -60,18 +74,25 @@ class CommandRegistry:
         return self._children[path]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv`: only the commands of the module(s) owning its first word when
+    OWNERS knows it, every command otherwise (and without argv)."""
     parser = argparse.ArgumentParser(
         prog="station",
         description="Dice and measurement station for tabletop wargames.")
     registry = CommandRegistry(parser)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(registry)
+    names = OWNERS.get(argv[0]) if argv else None
+    if names is None:
+        names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__))
+    for name in names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(registry)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.handler(args)
     except UsageError as error:

@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from station.vision.constants import DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, UP_EDGES
+
 MARKER_DICT = "DICT_4X4_50"
 MARKER_IDS = (0, 1, 2, 3)      # top-left, top-right, bottom-right, bottom-left
 MARKER_MM = 30.0               # black square side, as printed
 TILE_MM = 40.0                 # the white tile each marker sits on, pushed into a corner
-DEFAULT_HFOV_DEG = 62.0        # Raspberry Pi Camera v2; v3 is 66, HQ with 6 mm lens ~63
-DEFAULT_DIE_MM = 16.0
-UP_EDGES = ("top", "right", "bottom", "left")   # the sheet's edge to call "up"
 PROFILE_VERSION = 1
 
 

@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from station.vision.constants import KINDS
 from station.vision.crops import CropSource
 from station.vision.special_dice import centre_on_face
 from station.vision.types import DetectedDie
 
 FORMAT = "station taught faces 1"
-KINDS = {"d6": (1, 2, 3, 4, 5, 6), "artillery": (2, 4, 6, 8, 10, "misfire")}
 PATCH = 60                 # pixels: the stored grey patch of a die
 PATCH_SIDES = 2.25         # ... covering this many face sides (room to turn a VIEW in it)
 VIEW = 40                  # pixels: a turned view, 1.5 face sides: shifts up to 0.3 side

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from station.cli import UsageError
 from station.cli.commands.read import load_image
-from station.vision.taught_faces import KINDS, TaughtFaces, TaughtFacesError, face_key, parse_value
+from station.vision.constants import KINDS
+
+if TYPE_CHECKING:
+    from station.vision.taught_faces import TaughtFaces
+
+# The taught faces are imported inside the functions that use them: with cv2 and the reader
+# they take about 0.2 s to load, which building the parser (`station resolve`, `station
+# --help`) should not pay.
 
 DEFAULT_FACES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                               "calibration", "profiles", "faces.npz"))
@@ -40,6 +48,8 @@ def register(registry) -> None:
 
 
 def calibrate_faces(args) -> int:
+    from station.vision.taught_faces import TaughtFacesError, face_key, parse_value
+
     faces = _load(args.out)
     if args.list:
         return _show(args, faces, faces.settle() if faces.faces() else {}, [])
@@ -83,6 +93,8 @@ def _point(text: str) -> tuple[float, float]:
 
 
 def _load(path: str) -> TaughtFaces:
+    from station.vision.taught_faces import TaughtFaces, TaughtFacesError
+
     if not os.path.exists(path):
         return TaughtFaces()
     try:

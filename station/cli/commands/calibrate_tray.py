@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-
-import cv2
-import numpy as np
+from typing import TYPE_CHECKING
 
 from station.cli import UsageError
-from station.vision.calibration import (DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, UP_EDGES,
-                                        CalibrationError, TrayCalibration, calibrate_image)
+from station.vision.constants import DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, UP_EDGES
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from station.vision.calibration import TrayCalibration
+
+# cv2, numpy and the calibration are imported inside the functions that use them: they take
+# about 0.2 s to load, which building the parser (`station resolve`, `station --help`) should
+# not pay.
 
 DEFAULT_PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "calibration",
                                "profiles", "tray.json")
@@ -42,6 +48,10 @@ def register(registry) -> None:
 
 
 def calibrate_tray(args) -> int:
+    import cv2
+
+    from station.vision.calibration import CalibrationError, calibrate_image
+
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
         raise UsageError(f"cannot read image {args.image}: give a JPEG or PNG photo of the tray")
@@ -74,6 +84,9 @@ def calibrate_tray(args) -> int:
 
 def preview(image: np.ndarray, profile: TrayCalibration) -> np.ndarray:
     """The photo with the markers outlined and the tray's floor grid every 50 mm."""
+    import cv2
+    import numpy as np
+
     out = image.copy()
     to_px = np.linalg.inv(profile.to_tray)
     w, h = profile.tray_mm

@@ -7,12 +7,15 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-
-import cv2
-import numpy as np
+from typing import TYPE_CHECKING
 
 from station.cli import UsageError
-from station.vision import DetectedDie, read_tray
+
+if TYPE_CHECKING:
+    from station.vision.types import DetectedDie
+
+# cv2, numpy and the reader are imported inside the functions that use them: they take about
+# 0.2 s to load, which building the parser (`station resolve`, `station --help`) should not pay.
 
 # BGR marker colours of the annotated images.
 READ, DOUBT, SPECIAL = (40, 200, 40), (0, 0, 255), (255, 160, 0)
@@ -41,6 +44,10 @@ def register(registry) -> None:
 
 
 def run(args) -> int:
+    import cv2
+
+    from station.vision import read_tray
+
     calibration = _load_calibration(args.calibration) if args.calibration else None
     faces = _load_faces(args.faces) if args.faces else None
     if args.annotate:
@@ -74,6 +81,9 @@ def run(args) -> int:
 
 def load_image(path: str):
     """(BGR image, None) or (None, what was wrong)."""
+    import cv2
+    import numpy as np
+
     try:
         data = np.fromfile(path, np.uint8)
     except FileNotFoundError:
@@ -152,6 +162,8 @@ def _at(d: DetectedDie) -> str:
 
 def annotate(image, dice: list[DetectedDie]):
     """A copy of the frame with each die ringed and labelled (value, ?, C, or special)."""
+    import cv2
+
     out = image.copy()
     scale = max(out.shape[:2]) / 640
     for d in dice:

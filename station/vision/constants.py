@@ -1,0 +1,13 @@
+"""Constants of the tray calibration and the taught faces, free of cv2 and numpy.
+
+The command line builds its parsers from them (the choices and defaults of `station
+calibrate tray` and `station calibrate faces`), and building a parser should not load cv2
+and the reader (about 0.2 s); `calibration.py` and `taught_faces.py` use them from here.
+"""
+
+DEFAULT_HFOV_DEG = 62.0        # Raspberry Pi Camera v2; v3 is 66, HQ with 6 mm lens ~63
+DEFAULT_DIE_MM = 16.0
+UP_EDGES = ("top", "right", "bottom", "left")   # the sheet's edge to call "up"
+
+# The dice a face can be taught for, and their faces.
+KINDS = {"d6": (1, 2, 3, 4, 5, 6), "artillery": (2, 4, 6, 8, 10, "misfire")}
