@@ -161,7 +161,7 @@ LEAN_SIZE = 64                # the lean check's crop: this many pixels wide, LE
 LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_CUTOFF P(leaning)
 LEAN_CUTOFF = 0.9352          # a die read with a value is reported leaning; only dice the
 LEAN_DOUBT = 0.01             # classifier gives this P(leaning) are checked (cost: most real
-                              # flat dice are under it; docs/history/vision.md, 21st and 22nd sessions)
+                              # flat dice are under it; docs/history/vision.md, 21st-23rd sessions)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
