@@ -25,7 +25,7 @@ The lean check (`weights/d6_lean.onnx`, `LeanCheck`, trained by `training/train_
 the gate's kind of network with a fourth strided convolution, on 64-pixel outward-up crops
 two sides wide plus the die's distance from the frame's centre) answers "flat or leaning" for
 dice read with a value: the classifier reads a leaning die's tilted top face as surely as a
-flat one's (docs/history/vision.md, twenty-first and twenty-second sessions).
+flat one's (docs/history/vision.md, twenty-first to twenty-third sessions).
 """
 
 from __future__ import annotations

@@ -159,9 +159,9 @@ FACE_SEED = 0.15              # none found there: sought again this x its side a
                               # touching die, then outward (docs/history/vision.md, 17th session)
 LEAN_SIZE = 64                # the lean check's crop: this many pixels wide, LEAN_CONTEXT x a
 LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_CUTOFF P(leaning)
-LEAN_CUTOFF = 0.9463          # a die read with a value is reported leaning; only dice the
+LEAN_CUTOFF = 0.9352          # a die read with a value is reported leaning; only dice the
 LEAN_DOUBT = 0.01             # classifier gives this P(leaning) are checked (cost: most real
-                              # flat dice are under it; docs/history/vision.md, 21st and 22nd sessions)
+                              # flat dice are under it; docs/history/vision.md, 21st-23rd sessions)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
