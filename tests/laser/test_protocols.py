@@ -177,6 +177,15 @@ def test_m80_error_and_laser_ack():
     assert codec_class("m80")().feed(frame(b"\x80\x06\x85\x01")) == [Notice("ack", "laser on")]
 
 
+def test_m80_single_measurement_reply_82_is_a_result():
+    """Boards answer `80 06 02` with `82` (continuous results are `83`): both are read."""
+    from station.laser.protocols.m80 import frame
+    codec = codec_class("m80")()
+    assert codec.feed(frame(b"\x80\x06\x82012.345") + frame(b"\x80\x06\x82ERR--16")) == [
+        Reading(12345.0), DeviceError("16", "0x80 module error ERR--16")]
+    assert codec.feed(frame(b"\x80\x06\x84012.345")) == []      # no such result code
+
+
 @pytest.mark.parametrize("mm,kind", [(15, "too close"), (16, "no echo"),
                                      (17, "reflection too strong"),
                                      (18, "too much ambient light")])

@@ -1,7 +1,10 @@
 """"0x80" laser modules (DFRobot-style 80 m TTL boards), 9600 8N1 (LASER_PROTOCOLS.md s. 4).
 
 Frames `80 06 <cmd> <data> <cs>`, cs the two's complement of the sum of the bytes before it.
-A result (`83`) carries seven ASCII characters `ddd.ddd` metres, or `ERR...` with a code.
+A result carries seven ASCII characters `ddd.ddd` metres, or `ERR...` with a code. The
+protocol sheet gives results as `83`; DFRobot-style boards answer a single measurement
+(`80 06 02`) with `82` and stream continuous results as `83`, so both are results here (the
+laser tape's firmware reads both too).
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from station.laser.codec import DeviceError, Event, Notice, Reading, register
 from station.laser.framing import INVALID, FramedCodec
 
 HEAD = 0x80
-RESULT, LASER = 0x83, 0x85
-LENGTHS = {RESULT: 11, LASER: 5}
+SINGLE_RESULT, RESULT, LASER = 0x82, 0x83, 0x85
+LENGTHS = {SINGLE_RESULT: 11, RESULT: 11, LASER: 5}
 METRES = re.compile(rb"\d{3}\.\d{3}")
 ERROR = re.compile(rb"ERR[-\d ]{4}")
 
