@@ -20,7 +20,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from station.display.screen import DieMark, Screen
+from station.display.screen import DieMark, Screen, TrayView
 
 BACKGROUND = (18, 20, 24)
 PANEL = (34, 38, 46)
@@ -70,9 +70,11 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     # left: the tray as the camera saw it
     body = (0, top, width, height - bottom)
     tray_w = round(width * 0.5) if screen.frame is not None else 0
-    if screen.frame is not None:
-        _draw_tray(image, screen.frame, screen.marks,
-                   (round(10 * unit), body[1] + round(10 * unit), tray_w, body[3] - round(10 * unit)))
+    tray_box = (round(10 * unit), body[1] + round(10 * unit), tray_w, body[3] - round(10 * unit))
+    if len(screen.rolls) > 1:
+        _draw_rolls(image, screen.rolls, tray_box, unit)
+    elif screen.frame is not None:
+        _draw_tray(image, screen.frame, screen.marks, tray_box)
 
     # right (or all): the result
     x0 = tray_w + round(22 * unit)
@@ -189,6 +191,25 @@ def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, m
         draw.text((x, y), line, font=f, fill=fill)
         y += f.size * 1.25
     return y
+
+
+def _draw_rolls(image: Image.Image, rolls: list[TrayView], box, unit: float) -> None:
+    """Several rolls of one ruling in `box`, in a grid (one column up to two rolls), each
+    zoomed on its dice under a caption of what it was for."""
+    x0, y0, x1, y1 = box
+    columns = 1 if len(rolls) <= 2 else 2 if len(rolls) <= 4 else 3
+    rows = math.ceil(len(rolls) / columns)
+    gap, caption = round(8 * unit), round(20 * unit)
+    cell_w = (x1 - x0 - gap * (columns - 1)) / columns
+    cell_h = (y1 - y0 - gap * (rows - 1)) / rows
+    draw = ImageDraw.Draw(image)
+    for i, view in enumerate(rolls):
+        left = round(x0 + (i % columns) * (cell_w + gap))
+        top = round(y0 + (i // columns) * (cell_h + gap))
+        _fit_text(draw, (left, top), view.caption or f"roll {i + 1}", round(16 * unit), cell_w,
+                  fill=MUTED)
+        _draw_tray(image, view.frame, view.marks,
+                   (left, top + caption, round(left + cell_w), round(top + cell_h)))
 
 
 def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box) -> None:

@@ -47,6 +47,21 @@ class DieMark:
                    problem or (flagged[0] if flagged else ""), die.bearing_deg)
 
 
+@dataclass(frozen=True)
+class TrayView:
+    """One roll of a ruling as the camera saw it: the frame, its dice and what it was for."""
+
+    frame: np.ndarray
+    marks: list[DieMark]
+    caption: str = ""                 # "attacker's throw contest"
+
+
+def dice_text(marks: list[DieMark]) -> str:
+    """"4(red) 2(blue) ?(red)!cocked": the dice of a frame as a line of text."""
+    return " ".join(f"{m.label}{'(' + m.colour + ')' if m.colour else ''}"
+                    f"{'!' + m.problem if m.problem else ''}" for m in marks)
+
+
 def face_label(value: int | str, bearing_deg: float | None = None) -> str:
     """"4", "MF", "HIT", "ARROW 117°": what is written beside a die."""
     word = {"misfire": "MF", "hit": "HIT", "arrow": "ARROW"}.get(str(value), str(value))
@@ -69,6 +84,9 @@ class Screen:
     level: str = "info"                         # info | warn | error
     frame: np.ndarray | None = None             # the tray image (BGR) the dice were read from
     marks: list[DieMark] = field(default_factory=list)
+    # A ruling read from several rolls (a throw: the attacker's die, then the target's) shows
+    # every roll, so each die the result rests on is on the screen; frame and marks are the last.
+    rolls: list[TrayView] = field(default_factory=list)
     reroll_offered: bool = False
     hardware: dict[str, str] = field(default_factory=dict)  # name -> problem, for what is down
     entry_id: int | None = None                 # journal id of what is shown
@@ -97,10 +115,11 @@ class Screen:
         facts = "  ".join(x for x in (self.odds_text(), " ".join(self.rules)) if x)
         if facts:
             lines.append(facts)
-        if self.marks:
-            lines.append("dice: " + " ".join(
-                f"{m.label}{'(' + m.colour + ')' if m.colour else ''}{'!' + m.problem if m.problem else ''}"
-                for m in self.marks))
+        if len(self.rolls) > 1:
+            lines.extend(f"dice, {view.caption or f'roll {i}'}: {dice_text(view.marks)}"
+                         for i, view in enumerate(self.rolls, 1))
+        elif self.marks:
+            lines.append("dice: " + dice_text(self.marks))
         for name, problem in self.hardware.items():
             lines.append(f"{name}: {problem}")
         if self.prompt:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from station.display.screen import DieMark, Screen, face_label
+from station.display.screen import DieMark, Screen, TrayView, face_label
 from station.journal import Entry, Journal
 from station.service.screens import outcome_screen
 from station.service.tray_source import decode_jpeg
@@ -23,11 +23,13 @@ def marks_of(dice: list[dict]) -> list[DieMark]:
 def screen_of(journal: Journal, entry: Entry) -> Screen:
     """The screen as it was shown for `entry` (an outcome, a reading or a measurement)."""
     if entry.kind == "outcome":
-        readings = [r for r in journal.readings_of(entry.id)]
-        last = readings[-1] if readings else None
-        frame = decode_jpeg(last.frame) if last and last.frame else None
-        marks = marks_of(last.data.get("dice", [])) if last else []
-        screen = outcome_screen(entry.data, frame, marks, entry.id, position=(1, 1))
+        rolls = []
+        for reading in journal.readings_of(entry.id):
+            frame = decode_jpeg(reading.frame) if reading.frame else None
+            if frame is not None:            # typed-in dice have no frame
+                rolls.append(TrayView(frame, marks_of(reading.data.get("dice", [])),
+                                      reading.data.get("purpose", "")))
+        screen = outcome_screen(entry.data, rolls, entry.id, position=(1, 1))
         screen.prompt = f"journal #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC"
         return screen
     if entry.kind == "reading":

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from station.display.screen import DieMark, Screen
+from station.display.screen import Screen, TrayView
 
 TONE_WORDS = {"good": {"hit", "direct_hit", "thrown", "passed", "true"},
               "bad": {"miss", "misfire", "broke_free", "failed", "false"}}
@@ -18,10 +16,10 @@ def outcome_words(data: dict[str, Any]) -> str:
     return words.replace("_", " ").upper()
 
 
-def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[DieMark],
-                   entry_id: int | None, *, position: tuple[int, int],
-                   reroll_offered: bool = False) -> Screen:
-    """The screen of a resolved outcome, from its JSON: live, and redrawn by `journal show`."""
+def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
+                   position: tuple[int, int], reroll_offered: bool = False) -> Screen:
+    """The screen of a resolved outcome, from its JSON and the rolls it was read from (none
+    when the dice were typed in): live, and redrawn by `journal show`."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
     # The step that decided the result first: the screen has room for two or three lines, and
@@ -34,4 +32,5 @@ def outcome_screen(data: dict[str, Any], frame: np.ndarray | None, marks: list[D
                   headline=outcome_words(data), tone=tone, details=details,
                   rules=list(data.get("rules", [])), odds=data.get("odds"),
                   odds_of=data.get("odds_of", ""), prompt=prompt,
-                  frame=frame, marks=marks, reroll_offered=reroll_offered, entry_id=entry_id)
+                  frame=rolls[-1].frame if rolls else None, marks=rolls[-1].marks if rolls else [],
+                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id)

@@ -165,7 +165,7 @@ class Session:
                                             tray.readings)
         self.last = Resolved(choice, params, outcome, entry_id, rerolled=again is not None)
         self.set_state("resolved", outcome_screen(
-            data, tray.last_frame, tray.last_marks, entry_id,
+            data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
             reroll_offered=self.reroll_allowed()))
 

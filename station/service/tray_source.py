@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from station.controls import Intent
-from station.display.screen import DieMark
+from station.display.screen import DieMark, TrayView
 from station.rules.faces import ARTILLERY_FACES, D6_FACES, DieKind, Face
 
 MANUAL_FACES: dict[str, tuple[Any, ...]] = {
@@ -118,6 +118,7 @@ class TraySource:
         self.readings: list[int] = []        # journal ids of the accepted readings
         self.last_frame: np.ndarray | None = None
         self.last_marks: list[DieMark] = []
+        self.rolls: list[TrayView] = []      # each accepted frame, for the outcome's screen
         self.held: list[Any] = []            # read with an earlier request, not yet asked for
 
     def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
@@ -128,6 +129,9 @@ class TraySource:
             verdict = judge(self.held, kind, count)
             self.held = verdict.held
             if verdict.faces is not None:
+                if self.rolls:                          # the same frame answers this purpose too
+                    view = self.rolls[-1]
+                    self.rolls[-1] = TrayView(view.frame, view.marks, f"{view.caption}; {purpose}")
                 return verdict.faces
             self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
                              frame=self.last_frame, marks=self.last_marks)
@@ -184,6 +188,7 @@ class TraySource:
             if verdict.faces is not None:
                 self.readings.append(reading)
                 self.last_frame, self.last_marks, self.held = frame, verdict.marks, verdict.held
+                self.rolls.append(TrayView(frame, verdict.marks, purpose))
                 return verdict.faces
             self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
                              frame=frame, marks=verdict.marks)

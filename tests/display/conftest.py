@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from station.display.screen import DieMark, Screen
+from station.display.screen import DieMark, Screen, TrayView
 
 
 def tray_frame() -> np.ndarray:
@@ -39,5 +39,11 @@ def screens() -> dict[str, Screen]:
                      rules=["SCAT-2", "SCAT-1"], odds=1 / 9, odds_of='an arrow and 8" (any bearing)',
                      frame=tray_frame(), marks=[DieMark((180, 160), "ARROW 117°", "white", "", 117.2),
                                                 DieMark((330, 300), "8", "red")])
+    rolls = [TrayView(tray_frame(), [DieMark((180, 160), "6", "red")], "1 d6: attacker's throw contest"),
+             TrayView(tray_frame(), [DieMark((480, 180), "2", "white")], "1 d6: target's throw contest")]
+    throw = Screen(state="resolved", action="Warpwolf throw", command="wm.throw str=11 target_str=9",
+                   position=(4, 5), headline="THROWN", tone="good",
+                   details=["attacker 6+STR 11 = 17, target 2+STR 9 = 11"], rules=["WM-THR-1"],
+                   frame=rolls[-1].frame, marks=rolls[-1].marks, rolls=rolls, entry_id=7)
     return {"resolved": resolved, "idle": idle, "error": error, "measured": measured,
-            "scatter": scatter}
+            "scatter": scatter, "throw": throw}

@@ -42,7 +42,7 @@ def check(name: str, image: Image.Image) -> None:
     assert not problem, f"{name} differs from {path}: {problem}"
 
 
-@pytest.mark.parametrize("name", ["resolved", "idle", "error", "measured", "scatter"])
+@pytest.mark.parametrize("name", ["resolved", "idle", "error", "measured", "scatter", "throw"])
 def test_full_layout_matches_golden(screens, name):
     check(f"full-{name}", render(screens[name], (800, 480)))
 

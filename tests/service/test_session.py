@@ -83,6 +83,37 @@ def test_roll_reads_exactly_the_dice_asked_and_journals_before_showing(tmp_path)
     assert session.lived and all(s.frame is not None and not s.marks for s in session.lived)
 
 
+THROW = ActionChoice("Warpwolf throw", "wm.throw",
+                     {"str": "11", "target_str": "9", "base": "large", "target_base": "medium"})
+
+
+def test_a_ruling_of_several_rolls_shows_every_roll_live_and_from_the_journal(tmp_path):
+    """A throw reads the attacker's die, then the target's (and the deviation's when thrown):
+    the result screen shows each roll's frame and dice, not only the last one's."""
+    from station.service.replay import screen_of
+    session, tray, shown = make(tmp_path, [THROW])
+    session.handle(Intent.ROLL)
+    final = shown[-1]
+    outcome = next(session.journal.entries(kind="outcome"))
+    readings = session.journal.readings_of(outcome.id)
+    assert final.state == "resolved" and len(final.rolls) == len(readings) >= 2
+    captions = [view.caption for view in final.rolls]
+    assert [r.data["purpose"] for r in readings] == captions
+    assert "attacker's throw contest" in captions[0] and "target's throw contest" in captions[1]
+    assert [[m.label for m in view.marks] for view in final.rolls] == [
+        [str(d["value"]) for d in r.data["dice"]] for r in readings]
+    assert final.frame is final.rolls[-1].frame and final.marks == final.rolls[-1].marks
+    lines = final.text_lines()
+    assert [line for line in lines if line.startswith("dice")] == [
+        f"dice, {c}: {' '.join(m.label + '(' + m.colour + ')' for m in v.marks)}"
+        for c, v in zip(captions, final.rolls)]
+    again = screen_of(session.journal, outcome)          # `station journal show`
+    assert [v.caption for v in again.rolls] == captions
+    assert [[m.label for m in v.marks] for v in again.rolls] == [
+        [m.label for m in v.marks] for v in final.rolls]
+    assert all(v.frame.shape == f.frame.shape for v, f in zip(again.rolls, final.rolls))
+
+
 def test_next_walks_the_actions(tmp_path):
     session, _, shown = make(tmp_path, [ROLL_2D6, SPEAR])
     session.handle(Intent.NEXT)
