@@ -7,9 +7,10 @@ laptop. Read-only, on the station's own network.
                                frames and its JSON: the proof when an opponent doubts a roll
     /entry/ID.png .jpg .json   the redrawn screen, the frame a reading was made from, the data
 
-The server runs on a thread of its own (Python's `http.server`, no dependency); a screen is
-rendered once when the station shows it, not per visitor. The journal is read through a
-connection of its own, so the session's writes never wait for a browser.
+The server runs on a thread of its own (Python's `http.server`, no dependency). Showing a
+screen only stores it: it is rendered when a browser first asks for it, once, so a station
+nobody browses pays nothing and a roll never waits for a browser. The journal is read through
+a connection of its own.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ class WebSink:
         from station.journal import Journal, JournalError
         self.size = size
         self._lock = threading.Lock()
-        self._png = png_bytes(Screen(state="idle", action="The station", prompt="Starting…"), size)
+        self._screen = Screen(state="idle", action="The station", prompt="Starting…")
         self._version = 0
+        self._png: tuple[int, bytes] | None = None      # (version, PNG) last rendered
         try:
             self._journal = Journal(journal_path)
         except JournalError as error:
@@ -76,9 +78,8 @@ class WebSink:
         log.info("web display on http://%s:%d/", host, self.port)
 
     def show(self, screen: Screen) -> None:
-        data = png_bytes(screen, self.size)
         with self._lock:
-            self._png, self._version = data, self._version + 1
+            self._screen, self._version = screen, self._version + 1
 
     def close(self) -> None:
         self._server.shutdown()
@@ -88,9 +89,18 @@ class WebSink:
 
     # --- what the handler serves ----------------------------------------------------------
 
-    def current(self) -> tuple[bytes, int]:
+    def version(self) -> int:
         with self._lock:
-            return self._png, self._version
+            return self._version
+
+    def current_png(self) -> bytes:
+        with self._lock:
+            screen, version, cached = self._screen, self._version, self._png
+        if cached is None or cached[0] != version:
+            cached = (version, png_bytes(screen, self.size))
+            with self._lock:
+                self._png = cached
+        return cached[1]
 
     def front_page(self) -> str:
         with self._lock:
@@ -150,9 +160,9 @@ def _handler(sink: WebSink) -> type[BaseHTTPRequestHandler]:
                 if path == "/":
                     self._send("text/html; charset=utf-8", sink.front_page().encode())
                 elif path == "/screen.png":
-                    self._send("image/png", sink.current()[0])
+                    self._send("image/png", sink.current_png())
                 elif path == "/screen/version":
-                    self._send("text/plain", str(sink.current()[1]).encode())
+                    self._send("text/plain", str(sink.version()).encode())
                 elif match := ENTRY.fullmatch(path):
                     self._send(*sink.entry(int(match[1]), match[2]))
                 else:

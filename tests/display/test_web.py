@@ -55,12 +55,13 @@ def test_the_front_page_follows_the_screen_and_lists_the_journal(station):
     page = page.decode()
     assert page.index(f'href="/entry/{ids["measured"]}"') < page.index(f'href="/entry/{ids["outcome"]}"')
     assert f'href="/entry/{ids["first"]}"' not in page          # readings belong to their outcome
-    before = get(sink, "/screen/version")[2]
+    before, starting = get(sink, "/screen/version")[2], get(sink, "/screen.png")[2]
     sink.show(Screen(state="resolved", action="Roll 2D6", headline="7"))
     after = get(sink, "/screen/version")[2]
     assert int(after) == int(before) + 1
     status, kind, png = get(sink, "/screen.png")
-    assert status == 200 and kind == "image/png" and png[:4] == b"\x89PNG"
+    assert status == 200 and kind == "image/png" and png[:4] == b"\x89PNG" and png != starting
+    assert get(sink, "/screen.png")[2] == png                  # rendered once per screen
     shown = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     assert shown.shape == (480, 800, 3)
 
