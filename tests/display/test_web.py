@@ -61,7 +61,7 @@ def test_the_front_page_follows_the_screen_and_lists_the_journal(station):
     assert int(after) == int(before) + 1
     status, kind, png = get(sink, "/screen.png")
     assert status == 200 and kind == "image/png" and png[:4] == b"\x89PNG" and png != starting
-    assert get(sink, "/screen.png")[2] == png                  # rendered once per screen
+    assert get(sink, "/screen.png")[2] == png                  # the same until the next screen
     shown = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     assert shown.shape == (480, 800, 3)
 
