@@ -45,7 +45,7 @@ DEFAULTS: dict[str, Any] = {
         "keyboard": True,             # r/m/n/e keys as well (laptop, terminal)
     },
     "display": {
-        "sinks": ["hdmi"],            # hdmi (pygame), lcd (luma), png, terminal
+        "sinks": ["hdmi"],            # hdmi (pygame), lcd (luma), png, terminal, web
         "size": [800, 480],
         "png_dir": "",                # png sink: where screens go
         "lcd_driver": "ssd1306",      # luma device class: ssd1306, sh1106, st7735, ili9341...
@@ -53,6 +53,8 @@ DEFAULTS: dict[str, Any] = {
         "lcd_port": 1,
         "lcd_address": 0x3C,
         "lcd_size": [128, 64],
+        "web_host": "0.0.0.0",        # web sink: every network the Pi is on ("127.0.0.1": itself only)
+        "web_port": 8080,
     },
     "actions": [
         {"name": "Roll 2D6", "ruling": "dice.roll expr=2D6"},
@@ -64,7 +66,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
-SINKS = ("hdmi", "lcd", "png", "terminal")
+SINKS = ("hdmi", "lcd", "png", "terminal", "web")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
 NAMES_OR_NUMBERS = {("camera", "device"), *(("controls", key) for key in PIN_KEYS)}
 TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
@@ -229,6 +231,9 @@ def _check(config: Config) -> None:
     if len(display["size"]) != 2 or min(display["size"]) < 120:
         raise ConfigError("display.size", f"{display['size']!r} is too small or not [width, height]",
                           "Use the screen's pixel size, e.g. [800, 480]")
+    if not 0 <= display["web_port"] <= 65535:
+        raise ConfigError("display.web_port", f"{display['web_port']!r} is not a TCP port",
+                          "Use a port number such as 8080")
     if "png" in display["sinks"] and not display["png_dir"]:
         raise ConfigError("display.png_dir", "is empty but display.sinks has png",
                           'Give a folder for the screens, e.g. png_dir = "screens"')

@@ -39,6 +39,7 @@ class Options:
     screens: Path | None = None
     journal: Path | None = None
     seed: int | None = None
+    web_port: int | None = None       # serve the screen on this port too (any mode)
     keyboard: bool = True
     roll_timeout: float | None = None
     notes: dict[str, str] = field(default_factory=dict)
@@ -132,6 +133,8 @@ class Station:
         settings, options = self.config.display, self.options
         size = tuple(settings["size"])
         names = ["terminal"] if options.simulate else list(settings["sinks"])
+        if options.web_port is not None and "web" not in names:
+            names.append("web")
         sinks: list[Any] = []
         if options.screens:
             sinks.append(PngSink(options.screens, size))
@@ -147,6 +150,10 @@ class Station:
                     sinks.append(LumaSink(settings["lcd_driver"], settings["lcd_interface"],
                                           settings["lcd_port"], settings["lcd_address"],
                                           tuple(settings["lcd_size"])))
+                elif name == "web":
+                    from station.display.web import WebSink
+                    port = settings["web_port"] if options.web_port is None else options.web_port
+                    sinks.append(WebSink(settings["web_host"], port, self.journal.path, size))
             except SinkUnavailable as error:
                 hardware[f"display {name}"] = str(error)
                 log.error("display %s: %s", name, error)

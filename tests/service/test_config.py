@@ -44,6 +44,7 @@ def test_example_file_documents_exactly_the_defaults():
     ("[controls]\nnext = 17\n", "controls.next", "already used by controls.roll"),
     ("[display]\nsinks = ['hdmi', 'tv']\n", "display.sinks", "hdmi, lcd, png, terminal"),
     ("[display]\nsinks = ['png']\n", "display.png_dir", "folder"),
+    ("[display]\nweb_port = 70000\n", "display.web_port", "port number"),
     ("[laser]\ndevice = 'glm'\n", "laser.port", "/dev/rfcomm0"),
     ("[[actions]]\nname = 'x'\nruling = 'wm.ranged rat5'\n", "actions[0].ruling", "name=value"),
     ("[[actions]]\nname = 'x'\n", "actions[0].ruling", "is missing"),

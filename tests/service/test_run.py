@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from station import config
@@ -58,6 +59,38 @@ def test_roll_on_a_mock_pin_is_read_resolved_journalled_and_drawn(tmp_path):
     assert main(["journal", "show", str(outcome.id), "--png", str(redrawn),
                  "--journal", str(journal_path)]) == 0
     assert np.abs(np.asarray(Image.open(redrawn).convert("RGB"), int) - final).mean() < 20
+
+
+def test_the_web_display_serves_the_running_station(tmp_path):
+    """`station run --web PORT` in any mode: a browser sees the screens the station shows,
+    while it runs; the port is given back when it stops."""
+    import threading
+    import urllib.error
+    import urllib.request
+    from station.display.web import WebSink
+    station = Station(config.load(small_config(tmp_path)),
+                      Options(simulate=True, script=["wait:3"], journal=tmp_path / "j.sqlite",
+                              web_port=0, roll_timeout=30))
+    [web] = [s for s in station.display.sinks if isinstance(s, WebSink)]
+    url, seen = f"http://127.0.0.1:{web.port}", {}
+
+    def browse():                          # station.run wants the main thread (signals)
+        for _ in range(100):
+            with urllib.request.urlopen(url + "/screen/version", timeout=10) as reply:
+                seen["version"] = int(reply.read())
+            if seen["version"] >= 1:       # the idle screen was shown
+                break
+            time.sleep(0.05)
+        with urllib.request.urlopen(url + "/", timeout=10) as reply:
+            seen["page"] = reply.read()
+
+    browser = threading.Thread(target=browse)
+    browser.start()
+    assert station.run() == 0
+    browser.join(timeout=30)
+    assert seen["version"] >= 1 and b'<img id="screen"' in seen["page"]
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url + "/", timeout=5)
 
 
 def test_bad_config_stops_with_the_key_and_the_fix(tmp_path, capsys):

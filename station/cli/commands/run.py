@@ -22,6 +22,9 @@ def register(registry) -> None:
                         "roll,hold,measure,next,reroll,wait:SECONDS")
     p.add_argument("--screens", metavar="DIR", type=Path, help="also write every screen as a PNG")
     p.add_argument("--journal", metavar="PATH", type=Path, help="the journal file")
+    p.add_argument("--web", metavar="PORT", type=int,
+                   help="also serve the screen and the journal to browsers on this port "
+                        "(the web display; host: display.web_host)")
     p.add_argument("--seed", type=int, help="seed of the simulated dice (repeatable demos)")
     p.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
 
@@ -37,6 +40,7 @@ def run(args) -> int:
         options = Options(simulate=args.simulate,
                           script=parse_script(args.script) if args.script is not None else None,
                           screens=args.screens, journal=args.journal, seed=args.seed,
+                          web_port=args.web,
                           roll_timeout=60.0 if args.script is not None else None)
         station = Station(config, options)
     except ConfigError as error:

@@ -1,0 +1,98 @@
+"""The web display: the current screen and the journal served over HTTP on a free port."""
+
+import json
+import urllib.error
+import urllib.request
+
+import cv2
+import numpy as np
+import pytest
+
+from station.display.screen import Screen
+from station.display.sinks import SinkUnavailable
+from station.display.web import WebSink
+from station.journal import Journal
+
+
+def get(sink: WebSink, path: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{sink.port}{path}", timeout=10) as reply:
+            return reply.status, reply.headers["Content-Type"], reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read()
+
+
+def jpeg(colour) -> bytes:
+    frame = np.full((120, 160, 3), colour, np.uint8)
+    return cv2.imencode(".jpg", frame)[1].tobytes()
+
+
+@pytest.fixture
+def station(tmp_path):
+    """A journal with a throw read from two rolls and a measurement, and a web sink on it."""
+    journal = Journal(tmp_path / "j.sqlite")
+    die = {"kind": "d6", "center": [80.0, 60.0], "colour": "red", "flags": []}
+    first = journal.add_reading("Warpwolf throw", "6", {"purpose": "1 d6: attacker's throw contest"},
+                                [{**die, "value": 6}], jpeg((0, 0, 200)))
+    second = journal.add_reading("Warpwolf throw", "2", {"purpose": "1 d6: target's throw contest"},
+                                 [{**die, "value": 2}], jpeg((0, 200, 0)))
+    outcome = journal.add_outcome("Warpwolf throw", "THROWN",
+                                  {"action": "wm.throw", "outcome": "thrown", "rules": ["WM-THR-1"],
+                                   "steps": [{"rule": "WM-THR-1", "text": "6+11 = 17 > 2+9 = 11"}]},
+                                  [first, second])
+    measured = journal.add_measurement("Warpwolf throw", "7.1 in",
+                                       {"device": "glm", "raw_mm": 180.2, "mm": 180.2})
+    sink = WebSink("127.0.0.1", 0, journal.path)
+    yield sink, {"first": first, "second": second, "outcome": outcome, "measured": measured}
+    sink.close()
+    journal.close()
+
+
+def test_the_front_page_follows_the_screen_and_lists_the_journal(station):
+    sink, ids = station
+    status, kind, page = get(sink, "/")
+    assert status == 200 and kind.startswith("text/html")
+    page = page.decode()
+    assert page.index(f'href="/entry/{ids["measured"]}"') < page.index(f'href="/entry/{ids["outcome"]}"')
+    assert f'href="/entry/{ids["first"]}"' not in page          # readings belong to their outcome
+    before, starting = get(sink, "/screen/version")[2], get(sink, "/screen.png")[2]
+    sink.show(Screen(state="resolved", action="Roll 2D6", headline="7"))
+    after = get(sink, "/screen/version")[2]
+    assert int(after) == int(before) + 1
+    status, kind, png = get(sink, "/screen.png")
+    assert status == 200 and kind == "image/png" and png[:4] == b"\x89PNG" and png != starting
+    assert get(sink, "/screen.png")[2] == png                  # the same until the next screen
+    shown = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert shown.shape == (480, 800, 3)
+
+
+def test_an_entry_is_redrawn_with_every_roll_its_frames_and_its_data(station):
+    sink, ids = station
+    status, _, page = get(sink, f"/entry/{ids['outcome']}")
+    page = page.decode()
+    assert status == 200 and "THROWN" in page
+    assert "dice, 1 d6: attacker&#x27;s throw contest: 6(red)" in page
+    assert f'src="/entry/{ids["first"]}.jpg"' in page and f'src="/entry/{ids["second"]}.jpg"' in page
+    status, kind, frame = get(sink, f"/entry/{ids['first']}.jpg")
+    assert status == 200 and kind == "image/jpeg" and frame == jpeg((0, 0, 200))
+    assert get(sink, f"/entry/{ids['outcome']}.jpg")[2] == jpeg((0, 200, 0))   # the last roll's
+    status, kind, png = get(sink, f"/entry/{ids['outcome']}.png")
+    assert status == 200 and png[:4] == b"\x89PNG"
+    status, kind, data = get(sink, f"/entry/{ids['outcome']}.json")
+    assert json.loads(data)["data"]["outcome"] == "thrown"
+
+
+def test_missing_pages_say_what_is_missing(station):
+    sink, ids = station
+    status, _, text = get(sink, "/entry/999")
+    assert status == 404 and b"no journal entry #999" in text
+    status, _, text = get(sink, f"/entry/{ids['measured']}.jpg")
+    assert status == 404 and b"has no frame" in text
+    assert get(sink, "/etc/passwd")[0] == 404
+    assert get(sink, "/")[0] == 200                                  # still serving
+
+
+def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
+    sink, _ = station
+    with pytest.raises(SinkUnavailable, match="web_port"):
+        WebSink("127.0.0.1", sink.port, tmp_path / "other.sqlite")
