@@ -183,30 +183,3 @@ def test_by_wall_lays_flat_dice_against_the_tray_wall():
     loose = place_dice(faces, np.random.default_rng(8), look, 16.0, touching=0.0, cocked=0.0,
                        fonts=available_fonts())
     assert sum(_gap_to_wall(p, look) <= 1.0 for p in loose) <= 1
-
-
-def test_glare_share_is_an_option_and_its_default_renders_as_before():
-    faces = [Face("scatter", "hit"), Face("artillery", "misfire"), Face("d6", 3)]
-
-    def image(**glare):
-        return render_roll(faces, np.random.default_rng(11), size=(800, 600), **glare).image
-
-    assert np.array_equal(image(), image(glare=0.3))
-    assert not np.array_equal(image(glare=0.0), image(glare=1.0))
-
-
-def test_training_misfire_faces_change_the_renderer_only_while_open():
-    from station.fakes import tray
-    from station.vision.training.train_special import misfire_faces
-
-    rng = np.random.default_rng(12)
-    with misfire_faces(rng, 1.0, (1.0, 0.0, 0.0)):
-        shot = random_tray(rng, size=(640, 480), dice=(0, 0), special={"artillery": (3, 3)})
-        assert tray.random_style(rng).misfire_style == "word"
-    assert [t.value for t in shot.truth] == ["misfire"] * 3
-    plain = random_tray(np.random.default_rng(13), size=(640, 480), dice=(0, 0),
-                        special={"artillery": (3, 3)})
-    with misfire_faces(np.random.default_rng(0), None, None):   # off: as the renderer draws
-        same = random_tray(np.random.default_rng(13), size=(640, 480), dice=(0, 0),
-                           special={"artillery": (3, 3)})
-    assert np.array_equal(plain.image, same.image)
