@@ -357,15 +357,14 @@ def _grow(poly: np.ndarray, gap: float) -> np.ndarray:
 
 def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: float,
                cocked: float, fonts, colours=None, materials: float = 0.0,
-               by_wall: float = 0.0, glare: float = 0.3) -> list[DiePose]:
+               by_wall: float = 0.0) -> list[DiePose]:
     """Random non-overlapping poses for `faces` on the tray floor.
 
     touching: chance that a die is put against one already placed (face to face);
     cocked: chance that a die leans on a die or the wall (flagged "cocked");
     materials: chance that a d6 is marbled, translucent, metallic or has low-contrast pips;
     by_wall: chance that a die lies flat against the tray wall (else only leaning dice are
-    put there); glare: chance that a die has a glare spot on its top face. With materials
-    and by_wall 0 and glare 0.3 a seed places the dice it always did.
+    put there). With materials and by_wall 0 a seed places the dice it always did.
     """
     W, H = look.tray_mm
     margin = die_mm * 0.75
@@ -385,7 +384,7 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
             if face.kind == "scatter" else 0.0
         extra = dict(arrow_deg=arrow, side_values=_side_values(face, rng),
                      glare=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8)),
-                            float(rng.uniform(40, 150))) if rng.random() < glare else None)
+                            float(rng.uniform(40, 150))) if rng.random() < 0.3 else None)
         pose = None
         roll = rng.random()
         for _attempt in range(200):
@@ -550,7 +549,7 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 colours: list[str] | None = None, floor: str | None = None,
                 finish: Finish | None = None, materials: float = 0.0,
                 by_wall: float = 0.0, marks: dict | None = None,
-                marked: float = 1.0, glare: float = 0.3) -> RenderedTray:
+                marked: float = 1.0) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
@@ -568,8 +567,6 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     marks: custom faces, (kind, value) -> symbol (`tray_faces.MARKED_DICE`), drawn on every
     die of those kinds, or on each with the chance `marked` (e.g. logo dice among plain
     ones); None (the default) renders every seed as it always did.
-    glare: chance per die of a glare spot on its top face; 0.3 (the default) renders every
-    seed as it always did.
     """
     size = (int(size[0]), int(size[1]))
     if not (160 <= size[0] <= 8192 and 120 <= size[1] <= 8192):
@@ -583,7 +580,7 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     die_mm = die_mm or float(rng.uniform(14, 18))
     poses = place_dice(faces, rng, look, die_mm, touching, cocked,
                        tuple(fonts) if fonts else available_fonts(), colours, materials,
-                       by_wall, glare)
+                       by_wall)
     if marks:
         _mark_dice(poses, marks, marked, rng)
     for pose in poses:

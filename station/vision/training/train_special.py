@@ -35,11 +35,9 @@ and read with their own cocked cut-offs (`special_dice.COCKED_PROBABILITY`,
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -64,50 +62,11 @@ def label_of(truth) -> int:
     return OTHER if truth.kind == "d6" else CLASSES.index(truth.value)
 
 
-MISFIRE_STYLES = ("word", "bomb", "burst")
-
-
-@contextlib.contextmanager
-def misfire_faces(rng, misfire: float | None, styles: tuple[float, float, float] | None):
-    """While inside: artillery dice show MISFIRE with the chance `misfire` (the renderer:
-    one in six) and draw it as the word, bomb or burst with the chances `styles` (the
-    renderer: a third each). Training only: the renderer itself, and so the benchmark's
-    trays, stay as they are. None: as the renderer draws it."""
-    from station.fakes import tray
-
-    random_faces, random_style = tray.random_faces, tray.random_style
-
-    def faces(rng_, count, kinds=("d6",)):
-        drawn = random_faces(rng_, count, kinds)
-        if misfire is None:
-            return drawn
-        numerals = [v for v in tray.ARTILLERY_FACES if v != "misfire"]
-        return [replace(face, value="misfire" if rng.random() < misfire
-                        else numerals[int(rng.integers(len(numerals)))])
-                if face.kind == "artillery" else face for face in drawn]
-
-    def style(*args, **kwargs):
-        drawn = random_style(*args, **kwargs)
-        if styles is None:
-            return drawn
-        return replace(drawn, misfire_style=str(rng.choice(MISFIRE_STYLES, p=styles)))
-
-    tray.random_faces, tray.random_style = faces, style
-    try:
-        yield
-    finally:
-        tray.random_faces, tray.random_style = random_faces, random_style
-
-
-def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: float = 0.1,
-            misfire: float | None = None, misfire_styles=None, glare: float = 0.3,
-            small: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: float = 0.1
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, classes and the index of the tray each came from (`save(...)` them every
     hundred trays). max_width: only frames up to that wide (800: dice of 15-45 px);
-    cocked: the share of dice leaning on a die or the wall; misfire, misfire_styles: how
-    often artillery dice show MISFIRE and how it is drawn (`misfire_faces`); glare: the
-    share of dice with a glare spot on the top face; small: the share of trays in 640x480
-    and 800x600 frames (None: 40 %, as the other sizes are weighted)."""
+    cocked: the share of dice leaning on a die or the wall."""
     from station.fakes.tray import random_tray
     from station.vision.reader import propose
 
@@ -115,10 +74,6 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
     crops, classes, tray_of = [], [], []
     sizes = [size for size in SIZES if size[0] <= max_width]
     weights = np.array([.25, .15, .2, .2, .1, .1])[:len(sizes)]
-    if small is not None and len(sizes) > 2:
-        weights = np.concatenate([weights[:2] * small / weights[:2].sum(),
-                                  weights[2:] * (1 - small) / weights[2:].sum()])
-    made = dict(dice=0, misfire=0, hit=0, artillery=0, cocked=0, small_frames=0)
 
     def add(image, x, y, side, cls, index):
         crop = face_crop(image, x, y, side, angle_deg=float(rng.uniform(0, 360)))
@@ -129,20 +84,13 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
     start = time.perf_counter()
     for index in range(trays):
         markers = bool(rng.random() < 0.35)
-        size = sizes[int(rng.choice(len(sizes), p=weights / weights.sum()))]
-        with misfire_faces(rng, misfire, misfire_styles):
-            shot = random_tray(rng, size=size, dice=(0, 4), markers=markers, cocked=cocked,
-                               yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
-                               special={"scatter": (1, 2), "artillery": (1, 3)},
-                               fonts=TRAIN_FONTS, glare=glare)
+        shot = random_tray(rng, size=sizes[int(rng.choice(len(sizes), p=weights / weights.sum()))],
+                           dice=(0, 4), markers=markers, cocked=cocked,
+                           yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
+                           special={"scatter": (1, 2), "artillery": (1, 3)},
+                           fonts=TRAIN_FONTS)
         sides = []
         for t in shot.truth:
-            made["dice"] += 1
-            made["misfire"] += t.value == "misfire"
-            made["hit"] += t.value == "hit"
-            made["artillery"] += t.kind == "artillery"
-            made["cocked"] += "cocked" in t.flags
-            made["small_frames"] += size[0] <= 800
             side = top_side(t)
             sides.append(side)
             cls = label_of(t)
@@ -174,7 +122,6 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
                   flush=True)
             if save:    # so far, in case the run is stopped
                 save(np.stack(crops), np.array(classes), np.array(tray_of))
-    print(f"{trays} trays, dice: {made}", flush=True)
     return np.stack(crops), np.array(classes), np.array(tray_of)
 
 
@@ -237,14 +184,6 @@ def main() -> int:
                         help="render frames only up to this width (800: small dice only)")
     parser.add_argument("--cocked", type=float, default=0.1,
                         help="share of dice rendered leaning on a die or the wall")
-    parser.add_argument("--misfire", type=float,
-                        help="share of artillery dice showing MISFIRE (default: one in six)")
-    parser.add_argument("--misfire-styles", type=float, nargs=3, metavar=("WORD", "BOMB", "BURST"),
-                        help="how MISFIRE is drawn, as shares (default: a third each)")
-    parser.add_argument("--glare", type=float, default=0.3,
-                        help="share of dice with a glare spot on the top face")
-    parser.add_argument("--small", type=float,
-                        help="share of trays in 640x480 and 800x600 frames (default 0.4)")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
@@ -260,8 +199,7 @@ def main() -> int:
             np.savez(args.cache[0], crops=crops, classes=classes, tray_of=tray_of)
 
         crops, classes, tray_of = collect(args.trays, args.seed, save if args.cache else None,
-                                          args.max_width, args.cocked, args.misfire,
-                                          args.misfire_styles, args.glare, args.small)
+                                          args.max_width, args.cocked)
         if args.cache:
             save(crops, classes, tray_of)
     print(f"{len(crops)} crops ({np.bincount(classes, minlength=len(CLASSES)).tolist()} per "
