@@ -1,8 +1,8 @@
 """The screen and the journal in a browser: a phone across the table, a tournament organiser's
 laptop. Read-only, on the station's own network.
 
-    http://PI:8080/            the screen as the station shows it now (it follows each new
-                               screen) and the latest outcomes and measurements
+    http://PI:8080/            the screen as the station shows it now and the latest
+                               outcomes and measurements, both following the station
     /entry/ID                  one journal entry redrawn as it was shown, with its rolls'
                                frames and its JSON: the proof when an opponent doubts a roll
     /entry/ID.png .jpg .json   the redrawn screen, the frame a reading was made from, the data
@@ -102,19 +102,25 @@ class WebSink:
                 self._png = cached
         return cached[1]
 
-    def front_page(self) -> str:
+    def latest(self) -> str:
+        """The latest outcomes and measurements, newest first, as table rows."""
         with self._lock:
             entries = list(self._journal.entries(kind=("outcome", "measurement"), limit=RECENT))[::-1]
         rows = "".join(
             f'<tr><td><a href="/entry/{e.id}">#{e.id}</a></td><td class="muted">'
             f'{html.escape(e.at[:19].replace("T", " "))} UTC</td><td>{html.escape(e.action)}</td>'
             f"<td>{html.escape(e.headline)}</td></tr>" for e in entries)
+        return rows or "<tr><td>nothing yet</td></tr>"
+
+    def front_page(self) -> str:
         body = ('<img id="screen" src="/screen.png?v=0" alt="the station\'s screen">'
-                f"<h2>Latest</h2><table>{rows or '<tr><td>nothing yet</td></tr>'}</table>"
-                # follow the station: fetch the version, reload the picture when it changes
+                f'<h2>Latest</h2><table id="latest">{self.latest()}</table>'
+                # follow the station: poll the version; when it changes, fetch the new picture
+                # and the latest entries (a new outcome is journalled before it is shown)
                 "<script>let v=-1;setInterval(async()=>{try{const n=await (await fetch("
                 "'/screen/version')).text();if(n!==v){v=n;document.getElementById('screen')"
-                ".src='/screen.png?v='+n}}catch(e){}},1000)</script>")
+                ".src='/screen.png?v='+n;document.getElementById('latest').innerHTML="
+                "await (await fetch('/latest')).text()}}catch(e){}},1000)</script>")
         return PAGE.format(title="The station", body=body)
 
     def entry(self, entry_id: int, suffix: str | None) -> tuple[str, bytes]:
@@ -161,6 +167,8 @@ def _handler(sink: WebSink) -> type[BaseHTTPRequestHandler]:
                     self._send("text/html; charset=utf-8", sink.front_page().encode())
                 elif path == "/screen.png":
                     self._send("image/png", sink.current_png())
+                elif path == "/latest":
+                    self._send("text/html; charset=utf-8", sink.latest().encode())
                 elif path == "/screen/version":
                     self._send("text/plain", str(sink.version()).encode())
                 elif match := ENTRY.fullmatch(path):

@@ -55,6 +55,7 @@ def test_the_front_page_follows_the_screen_and_lists_the_journal(station):
     page = page.decode()
     assert page.index(f'href="/entry/{ids["measured"]}"') < page.index(f'href="/entry/{ids["outcome"]}"')
     assert f'href="/entry/{ids["first"]}"' not in page          # readings belong to their outcome
+    assert get(sink, "/latest")[2].decode() in page              # what the page refreshes
     before, starting = get(sink, "/screen/version")[2], get(sink, "/screen.png")[2]
     sink.show(Screen(state="resolved", action="Roll 2D6", headline="7"))
     after = get(sink, "/screen/version")[2]
