@@ -85,24 +85,11 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
         y = _fit_text(draw, (x0, y), screen.headline, round(112 * unit), x1 - x0,
                       fill=TONE_COLOURS.get(screen.tone, TEXT), bold=True) + round(10 * unit)
     elif screen.level != "info" and screen.prompt:      # a problem: say it big, not only below
-        y = _wrap(draw, (x0, y), screen.prompt, font(round(38 * unit)), x1 - x0,
-                  MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
+        big = font(round(38 * unit))
+        y = _draw_lines(draw, (x0, y), _wrapped(draw, screen.prompt, big, x1 - x0, 4), big,
+                        MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
         prompt = _hint(screen)
-    for line in screen.details:
-        if y > body[3] - 165 * unit:              # keep room for the chance and the rules
-            break
-        y = _wrap(draw, (x0, y), line, font(round(26 * unit)), x1 - x0, TEXT, max_lines=2) \
-            + round(4 * unit)
-    facts = screen.odds_text()
-    if facts:
-        y = _wrap(draw, (x0, y + 6 * unit), facts, font(round(26 * unit)), x1 - x0, ACCENT,
-                  max_lines=2) + round(4 * unit)
-    if screen.rules:
-        y = _wrap(draw, (x0, y), "rules " + "  ".join(screen.rules), font(round(22 * unit)),
-                  x1 - x0, MUTED)
-    for name, problem in screen.hardware.items():
-        y = _wrap(draw, (x0, y + 4 * unit), f"{name}: {problem}", font(round(20 * unit)),
-                  x1 - x0, MARK_PROBLEM)
+    y = _draw_under_result(draw, screen, (x0, y, x1, body[3] - round(6 * unit)), unit)
     if screen.entry_id is not None and y < body[3] - 30 * unit:
         draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
                   fill=MUTED, anchor="rd")
@@ -166,11 +153,45 @@ def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: fl
     return draw.textbbox(xy, text, font=f, anchor=anchor, stroke_width=stroke)[3]
 
 
-def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, max_width: float,
-          fill, max_lines: int = 4) -> float:
-    """Draw `text` word-wrapped to `max_width`, at most `max_lines` (the last one cut with
-    an ellipsis); return the y below it."""
-    x, y = xy
+def _draw_under_result(draw: ImageDraw.ImageDraw, screen: Screen, box, unit: float) -> float:
+    """The details, the chance, the rule IDs and any hardware problems in `box` (x0, y0, x1,
+    y1) from its top; return the y below them. The chance, the rules (cited on screen,
+    whatever else is cut) and the problems get their room first; the details take what is
+    left, each shortened with an ellipsis or left out when the room runs out (a throw
+    shows four rolls and four details: the rules line fell off the screen)."""
+    x0, y, x1, y1 = box
+    width = x1 - x0
+    body, small, tiny = font(round(26 * unit)), font(round(22 * unit)), font(round(20 * unit))
+    facts = screen.odds_text()
+    under = []                                    # (gap above, lines, font, colour)
+    if facts:
+        under.append((6 * unit, _wrapped(draw, facts, body, width, 2), body, ACCENT))
+    if screen.rules:
+        under.append((4 * unit if facts else 0, _wrapped(draw, "rules " + "  ".join(screen.rules), small,
+                                         width, 4), small, MUTED))
+    for name, problem in screen.hardware.items():
+        under.append((4 * unit, _wrapped(draw, f"{name}: {problem}", tiny, width, 4), tiny,
+                      MARK_PROBLEM))
+    room_for_details = y1 - sum(gap + len(lines) * _line_height(f) for gap, lines, f, _ in under)
+    for line in screen.details:
+        fits = int((room_for_details - y) // _line_height(body))
+        if fits < 1:
+            break
+        y = _draw_lines(draw, (x0, y), _wrapped(draw, line, body, width, min(2, fits)), body,
+                        TEXT) + round(4 * unit)
+    for gap, lines, f, colour in under:
+        y = _draw_lines(draw, (x0, y + gap), lines, f, colour)
+    return y
+
+
+def _line_height(f: ImageFont.FreeTypeFont) -> float:
+    return f.size * 1.25
+
+
+def _wrapped(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, max_width: float,
+             max_lines: int) -> list[str]:
+    """`text` word-wrapped to `max_width`, at most `max_lines` (the last one cut with an
+    ellipsis)."""
     lines: list[str] = []
     line = ""
     for word in text.translate(PLAIN).split():
@@ -187,9 +208,16 @@ def _wrap(draw: ImageDraw.ImageDraw, xy, text: str, f: ImageFont.FreeTypeFont, m
         while last and draw.textlength(last + "…", font=f) > max_width:
             last = last[:-1]
         lines = lines[:max_lines - 1] + [last.rstrip() + "…"]
+    return lines
+
+
+def _draw_lines(draw: ImageDraw.ImageDraw, xy, lines: list[str], f: ImageFont.FreeTypeFont,
+                fill) -> float:
+    """Draw `lines` one under another from `xy`; return the y below them."""
+    x, y = xy
     for line in lines:
         draw.text((x, y), line, font=f, fill=fill)
-        y += f.size * 1.25
+        y += _line_height(f)
     return y
 
 

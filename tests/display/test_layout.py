@@ -1,0 +1,48 @@
+"""The full layout's text column: what is drawn where, recorded from Pillow's draw calls."""
+
+import dataclasses
+
+from PIL import ImageDraw
+
+from station.display.render import render
+
+
+def drawn_text(monkeypatch, screen, size=(800, 480)) -> list[tuple[str, float]]:
+    """(text, bottom y) of every text `render` draws."""
+    calls = []
+    real = ImageDraw.ImageDraw.text
+
+    def recording(self, xy, text, *args, **kwargs):
+        f = kwargs.get("font")
+        calls.append((text, xy[1] + (f.size if f is not None else 0)))
+        return real(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", recording)
+    render(screen, size)
+    return calls
+
+
+def test_a_long_ruling_cites_every_rule_above_the_bottom_bar(monkeypatch, screens):
+    """A throw shows four rolls, three long details, the chance and five rule IDs (seen on
+    the station, twenty-fifth session: the rules line ran under the bottom bar, three IDs
+    lost). The rules and the chance get their room; the details are shortened instead."""
+    long = "models with equal or smaller bases it contacts: knocked down, collateral 2d6 + STR"
+    rules = ["WM-THR-1", "WM-DEV-1", "WM-THR-2", "WM-THR-3", "WM-THR-4"]
+    throw = dataclasses.replace(
+        screens["throw"], headline='THROWN 6.5", DEVIATES 5 x 1"', details=[long] * 4,
+        rules=rules, odds=0.046, odds_of='thrown, deviating 1" in direction 5',
+        rolls=screens["throw"].rolls * 2)
+    for size in [(800, 480), (480, 320), (1920, 1080)]:
+        bar_top = size[1] - round(58 * size[1] / 480)
+        calls = drawn_text(monkeypatch, throw, size)
+        cited = " ".join(text for text, bottom in calls if bottom <= bar_top)
+        assert all(rule in cited for rule in rules), (size, cited)
+        assert "chance 4.6%" in cited, size
+        assert long[:20] in cited, size                 # a detail still shown
+
+
+def test_details_that_fit_are_drawn_whole(monkeypatch, screens):
+    """Room left, nothing is shortened."""
+    calls = drawn_text(monkeypatch, screens["resolved"])
+    texts = [text for text, _ in calls]
+    assert "2D6+5: 4+5+5 = 14" in texts and "14 >= DEF 13: hit" in texts
