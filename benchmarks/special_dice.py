@@ -18,6 +18,9 @@ that special dice are expected (as the service does when the rules ask for them)
   arrow but given no bearing is counted on its own, and again in a median/p95 that counts it
   as a 180-degree error (for the player it is a failure: the bearing must be typed in);
 - artillery: faces right / total, per font;
+- scatter and artillery right by the size of the die's top face in the frame (`SIDE_BANDS`
+  pixels): how near the camera must be (`station calibrate tray` tells a build its dice's
+  size);
 - flat special dice read wrong: given a face that is not theirs (the wrong face or kind, a
   d6's pips included), the reading a player would act on without knowing it is wrong; a
   die left unread or flagged cocked is a re-roll, not a wrong reading;
@@ -54,6 +57,19 @@ from station.vision.special_dice import read_special
 
 def angle_error(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+SIDE_BANDS = (16, 20, 28, 40)        # edges, pixels of a top face's side, of the size lines
+
+
+def side_band(side: float) -> str:
+    """The `SIDE_BANDS` band a top face `side` pixels wide falls in, e.g. "16-20"."""
+    low = max((edge for edge in SIDE_BANDS if edge <= side), default=None)
+    high = min((edge for edge in SIDE_BANDS if edge > side), default=None)
+    return f"<{high}" if low is None else f">={low}" if high is None else f"{low}-{high}"
+
+
+BANDS = [side_band(edge - 0.5) for edge in SIDE_BANDS] + [side_band(SIDE_BANDS[-1])]
 
 
 def side_px(truth) -> float:
@@ -163,6 +179,9 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
     counts[t.kind] += 1
     counts["flat special flagged cocked"] += flagged_cocked(got)
     right = got is not None and got.kind == t.kind and got.value == t.value
+    band = side_band(side_px(t))
+    counts[f"{t.kind} {band}"] += 1
+    counts[f"{t.kind} {band} right"] += right
     if got is not None and got.value is not None and not right:
         counts["flat special read wrong"] += 1
         counts["flat special read wrong, as a d6"] += got.kind == "d6"
@@ -213,6 +232,12 @@ def report(name: str, result: dict) -> None:
           f"({100 * c['artillery right'] / max(1, c['artillery']):.2f} %)")
     for font, n in sorted(result["fonts"].items()):
         print(f"  {font:17s} {result['font_ok'][font]}/{n}")
+    print("right by the top face's side (px): " + "  ".join(
+        f"{band} {c[f'scatter {band} right'] + c[f'artillery {band} right']}/"
+        f"{c[f'scatter {band}'] + c[f'artillery {band}']}" for band in BANDS))
+    for kind in ("scatter", "artillery"):
+        print(f"  {kind:9s} " + "  ".join(
+            f"{band} {c[f'{kind} {band} right']}/{c[f'{kind} {band}']}" for band in BANDS))
     print(f"flat special dice read wrong: {read_wrong(c)}")
     print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; "
           f"flat special dice flagged cocked: {c['flat special flagged cocked']}")

@@ -163,6 +163,24 @@ class TrayCalibration:
         d = p1 - p0
         return math.degrees(math.atan2(d[0], -d[1])) % 360.0
 
+    def die_side_px(self, steps: int = 5) -> tuple[float, float]:
+        """The smallest and the largest side, in pixels, of a die's top face (`die_mm` up,
+        square to the tray) over the tray floor, a die or more from the walls: how large the
+        reader sees the dice, which decides how surely it reads a numeral or a word
+        (`station calibrate tray` tells a build; docs/calibration.md)."""
+        back = np.linalg.inv(self.sheet_to_tray)
+        (w, h), d = self.tray_mm, self.die_mm
+        square = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], float) * d / 2
+        sides = []
+        for u in np.linspace(d, w - d, steps):
+            for v in np.linspace(d, h - d, steps):
+                sheet = cv2.perspectiveTransform((square + (u, v)).reshape(1, -1, 2), back)[0]
+                top = np.column_stack([sheet, np.full(4, -d)])     # the sheet's z points down
+                px, _ = cv2.projectPoints(top, self.rvec, self.tvec, self.camera_matrix, None)
+                px = px.reshape(4, 2)
+                sides.append(np.mean(np.hypot(*(px - np.roll(px, -1, axis=0)).T)))
+        return float(min(sides)), float(max(sides))
+
     def on_marker(self, x: float, y: float) -> bool:
         """Whether pixel (x, y) falls on one of the marker tiles (not a die: skip it)."""
         return any(x0 <= x <= x1 and y0 <= y <= y1

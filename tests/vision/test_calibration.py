@@ -119,7 +119,11 @@ def test_cli_writes_a_profile_and_rejects_bad_input(tmp_path, shot, capsys):
     preview = tmp_path / "preview.png"
     assert main(["calibrate", "tray", str(image), "--out", str(out),
                  "--preview", str(preview)]) == 0
-    assert "profile written" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "profile written" in printed.out
+    low, high = calibrate_image(shot.image).die_side_px()
+    assert f"top faces {low:.0f}-{high:.0f} px wide in these 1280x960 frames" in printed.out
+    assert low >= 20 and "warning" not in printed.err
     assert TrayCalibration.load(str(out)).tray_mm == pytest.approx(shot.tray_mm, abs=1.0)
     assert cv2.imread(str(preview)) is not None
     assert main(["calibrate", "tray", str(tmp_path / "nope.jpg")]) == 2
@@ -129,3 +133,29 @@ def test_cli_writes_a_profile_and_rejects_bad_input(tmp_path, shot, capsys):
 def test_marker_tiles_are_not_dice(shot, profile):
     assert all(profile.on_marker(*np.mean(c, axis=0)) for c in shot.markers.values())
     assert not any(profile.on_marker(*die.center) for die in shot.truth)
+
+
+def test_the_dice_size_in_pixels_is_foreseen(shot, profile):
+    """`die_side_px` tells from the markers alone how wide the dice's top faces will be: the
+    rendered dice (each within 6 % of the tray's die size, seen by a camera whose field of
+    view the profile only assumes) fall in its range, give or take a tenth."""
+    low, high = profile.die_side_px()
+    sides = [np.mean(np.hypot(*(t.top_corners - np.roll(t.top_corners, -1, axis=0)).T))
+             for t in shot.truth if "cocked" not in t.flags]
+    assert 0.9 * low <= min(sides) and max(sides) <= 1.1 * high
+    assert 0.95 * low <= np.median(sides) <= 1.05 * high
+    doubled = TrayCalibration.from_json({**profile.to_json(), "die_mm": 2 * shot.die_mm})
+    assert doubled.die_side_px()[0] > 1.8 * low
+    half = profile.for_image(640, 480)
+    assert half.die_side_px() == pytest.approx((low / 2, high / 2), rel=1e-6)
+
+
+def test_cli_warns_when_the_dice_come_out_too_small(tmp_path, shot, capsys):
+    """At 640x480 the same tray's dice are under 20 px, where the artillery faces are read
+    less surely (`SMALL_DIE_PX`): the build is told to raise the resolution."""
+    image = tmp_path / "small.png"
+    cv2.imwrite(str(image), cv2.resize(shot.image, (640, 480), interpolation=cv2.INTER_AREA))
+    assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json")]) == 0
+    printed = capsys.readouterr()
+    assert "profile written" in printed.out
+    assert "warning: dice as small as" in printed.err and "higher resolution" in printed.err

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict, namedtuple
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from station.vision import special_dice
@@ -65,7 +66,8 @@ def test_cut_offs_are_the_ones_read_with(monkeypatch, capsys, fresh_network, com
     assert "flat special dice read wrong: 0 (as a d6: 0)" in out
 
 
-Truth = namedtuple("Truth", "kind value flags font bearing_deg bearing_tray_deg")
+Truth = namedtuple("Truth", "kind value flags font bearing_deg bearing_tray_deg top_corners")
+SQUARE_18 = np.array([(0, 0), (18, 0), (18, 18), (0, 18)], float)     # a top face 18 px wide
 Reading = namedtuple("Reading", "kind value bearing_deg flags")
 
 
@@ -81,9 +83,18 @@ Reading = namedtuple("Reading", "kind value bearing_deg flags")
 def test_a_flat_special_die_read_wrong_is_counted(reading, wrong, as_d6):
     bench = runpy.run_path(str(BENCHMARK))
     counts = Counter()
-    bench["score"](0, Truth("artillery", 8, (), "lato", None, None), reading, False, counts,
-                   defaultdict(list), Counter(), Counter(), False)
+    bench["score"](0, Truth("artillery", 8, (), "lato", None, None, SQUARE_18), reading, False,
+                   counts, defaultdict(list), Counter(), Counter(), False)
     assert counts["artillery"] == 1
+    assert counts["artillery 16-20"] == 1
     assert counts["flat special read wrong"] == wrong
     assert counts["flat special read wrong, as a d6"] == as_d6
     assert counts["artillery right"] == (reading is not None and reading.value == 8)
+    assert counts["artillery 16-20 right"] == counts["artillery right"]
+
+
+def test_size_bands():
+    bench = runpy.run_path(str(BENCHMARK))
+    assert [bench["side_band"](side) for side in (11.9, 16, 19.99, 27, 28, 39, 40, 400)] == \
+        ["<16", "16-20", "16-20", "20-28", "28-40", "28-40", ">=40", ">=40"]
+    assert bench["BANDS"] == ["<16", "16-20", "20-28", "28-40", ">=40"]
