@@ -128,3 +128,41 @@ def test_the_outline_crop_flags_a_die_cocked_only_from_its_own_cut_off(monkeypat
         probabilities(other=1.0), probabilities(cocked=between, four=1 - between)))
     got = read_segmented(image, 320.0, 240.0, 60.0)
     assert (got.kind, got.value) == ("artillery", None)        # cocked at its top face
+
+
+class Looks:
+    """A stand-in face network: `first` for a die's own crop, `again` for every crop of the
+    second look, counting those."""
+
+    def __init__(self, first, again):
+        self.first, self.again, self.crops = first, again, 0
+
+    def predict(self, crop):
+        return self.first
+
+    def predict_many(self, crops):
+        self.crops += len(crops)
+        return np.stack([self.again] * len(crops))
+
+
+def test_an_unsure_face_is_decided_with_a_second_look(monkeypatch):
+    """A face read under `UNSURE` (a 2 on a 12 px die turned by 45 degrees read HIT 0.43,
+    2 0.39: docs/history/special-dice.md, twenty-third session) is decided on its scores
+    averaged with those of the `SECOND_LOOK` crops; a sure face, pips and no die are not
+    looked at again."""
+    from station.vision import special_dice
+    image = np.full((480, 640, 3), 90, np.uint8)
+    two_again = probabilities(hit=0.2)
+    two_again[CLASSES.index(2)] = 0.8
+    unsure = probabilities(hit=0.43, arrow=0.18)
+    unsure[CLASSES.index(2)] = 0.39
+    looks = Looks(unsure, two_again)
+    monkeypatch.setattr(special_dice, "_model", lambda: looks)
+    got = special_dice.read_special(image, 320.0, 240.0, 12.0)
+    assert (got.kind, got.value) == ("artillery", 2)
+    assert looks.crops == len(special_dice.SECOND_LOOK)
+    for first in (probabilities(hit=0.05, four=0.95), probabilities(other=0.6, hit=0.4)):
+        looks = Looks(first, two_again)
+        monkeypatch.setattr(special_dice, "_model", lambda: looks)
+        special_dice.read_special(image, 320.0, 240.0, 12.0)
+        assert looks.crops == 0
