@@ -133,54 +133,36 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
              cocked_from: float) -> SpecialReading | None:
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
     `probs`: cocked (from P(cocked) `cocked_from`), a face (with its bearing, measured
-    here), or None. A face read under `UNSURE` is decided with a second look
-    (`_second_look`), which may change the face or find the die cocked but does not leave
-    unread a face the first look read (averaging a right first cut with three doubtful
-    ones lost a 12 px die end to end: docs/history/special-dice.md, twenty-third session)."""
-    decided = _decision(probs, cocked_from)
-    if _unsure(probs, cocked_from):
-        again = _decision(_second_look(image, x, y, side, probs), cocked_from)
-        if again is not None or decided is None:
-            decided = again
-    if decided is None:
-        return None
-    kind, value, confidence = decided
-    bearing = None
-    if value == "arrow":
-        bearing = _arrow_of(_marks(_cut(image, x, y, side), side, ARROW_LEVELS))
-    elif value == "hit" and side >= SMALL_ARROW_SIDE:
-        bearing = _small_arrow_of(_marks(_cut(image, x, y, side), side))
-    return SpecialReading(kind, value, bearing, confidence, (x, y))
-
-
-def _decision(probs: np.ndarray, cocked_from: float) -> tuple[str, object, float] | None:
-    """What `probs` read: (kind, value, confidence), the value None for a cocked die (from
-    P(cocked) `cocked_from`); None for pips, no die, or a face under `MIN_PROBABILITY`."""
+    here), or None."""
+    probs = _second_look(image, x, y, side, probs, cocked_from)
     cocked = float(probs[COCKED])
     if cocked >= cocked_from:
-        return _likely_kind(probs), None, cocked
-    flat = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
-    best = int(np.argmax(flat))
-    label, confidence = CLASSES[best], float(flat[best])
+        return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
+    probs = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
+    best = int(np.argmax(probs))
+    label, confidence = CLASSES[best], float(probs[best])
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
-    return ("scatter" if label in ("arrow", "hit") else "artillery"), label, confidence
+    if label not in ("arrow", "hit"):
+        return SpecialReading("artillery", label, None, confidence, (x, y))
+    crop = _cut(image, x, y, side)
+    if label == "arrow":
+        return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
+                              confidence, (x, y))
+    bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
+    return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
 
 
-def _unsure(probs: np.ndarray, cocked_from: float) -> bool:
-    """Whether `probs` read a face (not pips or no die, not cocked from `cocked_from`) less
-    sure than `UNSURE`, above `MIN_PROBABILITY` or not."""
-    cocked = float(probs[COCKED])
-    if cocked >= cocked_from:
-        return False
+def _second_look(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
+                 cocked_from: float) -> np.ndarray:
+    """`probs` averaged with those of the `SECOND_LOOK` crops when their best flat class is
+    a face read under `UNSURE` (not pips or no die, not cocked from `cocked_from`): on tiny
+    or turned dice the right face is often the runner-up, and another cut decides it."""
+    if probs[COCKED] >= cocked_from:
+        return probs
     best = int(np.argmax(probs[:COCKED]))
-    return best != 0 and probs[best] / max(1.0 - cocked, 1e-6) < UNSURE
-
-
-def _second_look(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray
-                 ) -> np.ndarray:
-    """`probs` averaged with those of the `SECOND_LOOK` crops: on tiny or turned dice the
-    right face is often the runner-up, and other cuts decide it."""
+    if best == 0 or probs[best] / max(1.0 - float(probs[COCKED]), 1e-6) >= UNSURE:
+        return probs
     crops = [face_crop(image, x, y, side * scale, turn) for turn, scale in SECOND_LOOK]
     return (probs + _model().predict_many(crops).sum(axis=0)) / (1 + len(SECOND_LOOK))
 

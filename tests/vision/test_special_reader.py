@@ -166,21 +166,3 @@ def test_an_unsure_face_is_decided_with_a_second_look(monkeypatch):
         monkeypatch.setattr(special_dice, "_model", lambda: looks)
         special_dice.read_special(image, 320.0, 240.0, 12.0)
         assert looks.crops == 0
-
-
-def test_the_second_look_does_not_leave_unread_a_face_the_first_look_read(monkeypatch):
-    """A face read 0.5-0.9 sure whose second look averages into doubt (pips, under
-    `MIN_PROBABILITY`) keeps the first look's face; a second look that is sure of another
-    face, or of a lean, decides (docs/history/special-dice.md, twenty-fifth session)."""
-    from station.vision import special_dice
-    image = np.full((480, 640, 3), 90, np.uint8)
-    first = probabilities(hit=0.3)
-    first[CLASSES.index(2)] = 0.7
-    for again, expected in ((probabilities(other=1.0), ("artillery", 2)),
-                            (probabilities(four=1.0), ("artillery", 4)),
-                            (probabilities(cocked=1.0), ("artillery", None))):
-        looks = Looks(first, again)
-        monkeypatch.setattr(special_dice, "_model", lambda: looks)
-        got = special_dice.read_special(image, 320.0, 240.0, 12.0)
-        assert (got.kind, got.value) == expected
-        assert looks.crops == len(special_dice.SECOND_LOOK)
