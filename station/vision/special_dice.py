@@ -51,11 +51,6 @@ FACE_CROP = 40              # side of the crop the face network reads, pixels
 CONTEXT = 1.5               # crop side / die side
 COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
-UNSURE = 0.9                # a face read less sure than this is read again (`_second_look`)
-SECOND_LOOK = ((45.0, 1.0), (0.0, 1.1), (45.0, 1.1))   # (turn in degrees, side factor) of
-                            # the second look's crops: numerals on 12-15 px dice lying turned
-                            # by about 45 degrees are upright in none of the quarter turns
-                            # (docs/history/special-dice.md, twenty-third session)
 COCKED_PROBABILITY = 0.7    # P(cocked) from which a die is flagged cocked, not read (on
                             # its own crop: `read_special`, `read_segmented`'s top face)
 OUTLINE_COCKED_PROBABILITY = 0.8   # the same on the crop of a segmented die's whole
@@ -134,7 +129,6 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
     `probs`: cocked (from P(cocked) `cocked_from`), a face (with its bearing, measured
     here), or None."""
-    probs = _second_look(image, x, y, side, probs, cocked_from)
     cocked = float(probs[COCKED])
     if cocked >= cocked_from:
         return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
@@ -151,20 +145,6 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
                               confidence, (x, y))
     bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
     return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
-
-
-def _second_look(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
-                 cocked_from: float) -> np.ndarray:
-    """`probs` averaged with those of the `SECOND_LOOK` crops when their best flat class is
-    a face read under `UNSURE` (not pips or no die, not cocked from `cocked_from`): on tiny
-    or turned dice the right face is often the runner-up, and another cut decides it."""
-    if probs[COCKED] >= cocked_from:
-        return probs
-    best = int(np.argmax(probs[:COCKED]))
-    if best == 0 or probs[best] / max(1.0 - float(probs[COCKED]), 1e-6) >= UNSURE:
-        return probs
-    crops = [face_crop(image, x, y, side * scale, turn) for turn, scale in SECOND_LOOK]
-    return (probs + _model().predict_many(crops).sum(axis=0)) / (1 + len(SECOND_LOOK))
 
 
 def _face_of(probs: np.ndarray, outline_side: float, cocked_from: float) -> float:
