@@ -50,6 +50,7 @@ import numpy as np
 
 from station.fakes.tray import random_tray
 from station.vision.calibration import CalibrationError, calibrate_image
+from station.vision.evaluation import size_band, size_bands
 from station.vision.reader import read_tray
 from station.vision import special_dice
 from station.vision.special_dice import read_special
@@ -60,16 +61,7 @@ def angle_error(a: float, b: float) -> float:
 
 
 SIDE_BANDS = (16, 20, 28, 40)        # edges, pixels of a top face's side, of the size lines
-
-
-def side_band(side: float) -> str:
-    """The `SIDE_BANDS` band a top face `side` pixels wide falls in, e.g. "16-20"."""
-    low = max((edge for edge in SIDE_BANDS if edge <= side), default=None)
-    high = min((edge for edge in SIDE_BANDS if edge > side), default=None)
-    return f"<{high}" if low is None else f">={low}" if high is None else f"{low}-{high}"
-
-
-BANDS = [side_band(edge - 0.5) for edge in SIDE_BANDS] + [side_band(SIDE_BANDS[-1])]
+BANDS = size_bands(SIDE_BANDS)
 
 
 def side_px(truth) -> float:
@@ -179,7 +171,7 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
     counts[t.kind] += 1
     counts["flat special flagged cocked"] += flagged_cocked(got)
     right = got is not None and got.kind == t.kind and got.value == t.value
-    band = side_band(side_px(t))
+    band = size_band(side_px(t), SIDE_BANDS)
     counts[f"{t.kind} {band}"] += 1
     counts[f"{t.kind} {band} right"] += right
     if got is not None and got.value is not None and not right:

@@ -11,6 +11,7 @@ Prints, for the real photos (all of them, the training part and the held-out par
   shows another face than their label, and plain dice the labels miss), on a second line;
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
+- the dice read right by their size (the labelled box's shorter side, `BOX_BANDS` pixels);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1); the
   networks on ONNX Runtime, one thread, or on cv2.dnn: `STATION_INFERENCE`, networks.py).
 For N rendered trays of 1-30 dice of which 30 % lean on a die or the wall (seed S + 1): the
@@ -75,6 +76,7 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = ()) -> Score:
               f"{100 * against_audit.accuracy:.2f}% ({against_audit.correct} correct of "
               f"{against_audit.labelled}, {against_audit.false} false detections)")
     print(total.confusion_text())
+    print(total.by_size_text())
     print(f"speed: {1000 / ms:.1f} images/s, {ms:.1f} ms/image (median "
           f"{1000 * statistics.median(times):.1f} ms)")
     return total

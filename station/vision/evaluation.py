@@ -10,6 +10,7 @@ every kind count: a pip die read as a scatter or artillery die is not read (colu
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,6 +18,19 @@ import numpy as np
 # Confusion columns: predicted 1..6, then "unreadable" (value None), "missed", and "special"
 # (read as another kind of die).
 UNREADABLE, MISSED, OTHER_KIND = 7, 8, 9
+BOX_BANDS = (24, 32, 48, 72)   # edges, pixels of a labelled box's shorter side (`Score.by_size`)
+
+
+def size_band(side: float, edges: tuple[float, ...]) -> str:
+    """The band between `edges` that a size falls in: "<24", "24-32", ..., ">=72"."""
+    low = max((edge for edge in edges if edge <= side), default=None)
+    high = min((edge for edge in edges if edge > side), default=None)
+    return f"<{high}" if low is None else f">={low}" if high is None else f"{low}-{high}"
+
+
+def size_bands(edges: tuple[float, ...]) -> list[str]:
+    """Every band of `size_band`, smallest first."""
+    return [size_band(edge - 0.5, edges) for edge in edges] + [size_band(edges[-1], edges)]
 
 
 @dataclass
@@ -25,6 +39,8 @@ class Score:
     correct: int = 0
     false: int = 0
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((7, 10), int))
+    by_size: Counter = field(default_factory=Counter)   # band -> [labelled, correct]: how
+    # much of the loss lies on small dice (the labelled box's shorter side, `BOX_BANDS`)
 
     @property
     def accuracy(self) -> float:
@@ -36,6 +52,12 @@ class Score:
         self.correct += other.correct
         self.false += other.false
         self.confusion += other.confusion
+        self.by_size.update(other.by_size)
+
+    def by_size_text(self) -> str:
+        return "right by the die's box side (px): " + "  ".join(
+            f"{band} {self.by_size[band, True]}/{self.by_size[band, True] + self.by_size[band, False]}"
+            for band in size_bands(BOX_BANDS))
 
     def confusion_text(self) -> str:
         head = "true\\read " + " ".join(f"{v:>5}" for v in range(1, 7)) + "  unread missed special"
@@ -77,6 +99,10 @@ def score_image(detections, labels) -> Score:
     best, score.false = match(dice, labels)
     for j, lab in enumerate(labels):
         truth = lab["value"]
+        x0, y0, x1, y1 = lab["box"]
+        band = size_band(min(x1 - x0, y1 - y0), BOX_BANDS)
+        right = j in best and dice[best[j]].kind == "d6" and dice[best[j]].value == truth
+        score.by_size[band, right] += 1
         if j not in best:
             score.confusion[truth, MISSED] += 1
             continue

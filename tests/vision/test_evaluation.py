@@ -1,6 +1,7 @@
 """Die-level scoring: what counts as read, missed, false and read as another kind."""
 
-from station.vision.evaluation import MISSED, OTHER_KIND, UNREADABLE, score_image, score_leaning
+from station.vision.evaluation import (BOX_BANDS, MISSED, OTHER_KIND, UNREADABLE, Score,
+                                       score_image, score_leaning, size_band, size_bands)
 from station.vision.types import DetectedDie
 
 LABELS = [{"value": 3, "box": [0, 0, 10, 10]}, {"value": 5, "box": [20, 0, 30, 10]},
@@ -25,6 +26,25 @@ def test_every_kind_of_detection_is_scored():
     assert score.confusion[2, MISSED] == 1
     assert score.accuracy == 1 / 6
     assert "special" in score.confusion_text().splitlines()[0]
+    assert score.by_size_text() == "right by the die's box side (px): <24 1/4  24-32 0/0  " \
+        "32-48 0/0  48-72 0/0  >=72 0/0"
+
+
+def test_dice_are_counted_by_their_size():
+    labels = [{"value": 3, "box": [0, 0, 30, 40]}, {"value": 5, "box": [100, 0, 180, 80]}]
+    total = Score()
+    for _ in range(2):
+        total.add(score_image([die(15, 3), DetectedDie(kind="d6", value=4, center=(140.0, 40.0),
+                                                        confidence=0.9, colour="red", flags=[])],
+                              labels))
+    assert total.by_size_text().endswith("24-32 2/2  32-48 0/0  48-72 0/0  >=72 0/2")
+
+
+def test_size_bands():
+    assert [size_band(side, (16, 20, 28, 40)) for side in (11.9, 16, 19.99, 27, 28, 39, 40, 400)] \
+        == ["<16", "16-20", "16-20", "20-28", "28-40", "28-40", ">=40", ">=40"]
+    assert size_bands((16, 20, 28, 40)) == ["<16", "16-20", "20-28", "28-40", ">=40"]
+    assert len(size_bands(BOX_BANDS)) == len(BOX_BANDS) + 1
 
 
 def test_leaning_dice_given_a_value_count_against_the_reader():

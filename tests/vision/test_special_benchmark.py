@@ -92,9 +92,3 @@ def test_a_flat_special_die_read_wrong_is_counted(reading, wrong, as_d6):
     assert counts["artillery right"] == (reading is not None and reading.value == 8)
     assert counts["artillery 16-20 right"] == counts["artillery right"]
 
-
-def test_size_bands():
-    bench = runpy.run_path(str(BENCHMARK))
-    assert [bench["side_band"](side) for side in (11.9, 16, 19.99, 27, 28, 39, 40, 400)] == \
-        ["<16", "16-20", "16-20", "20-28", "28-40", "28-40", ">=40", ">=40"]
-    assert bench["BANDS"] == ["<16", "16-20", "20-28", "28-40", ">=40"]
