@@ -114,7 +114,8 @@ class Station:
             self._stack.callback(self.laser.close)
         # the synthetic tray is not the tray the profile was made for
         read = tray_reader("" if options.simulate else config.camera["calibration"],
-                           "" if options.simulate else config.camera["faces"])
+                           "" if options.simulate else config.camera["faces"],
+                           tuple(camera_settings["resolution"]))
         read.warm_up_in_background()
 
         self.controls = self._controls(hardware)

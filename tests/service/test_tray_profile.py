@@ -1,0 +1,41 @@
+"""The tray profile at start-up: the station says in its log when the profile, at the
+camera's resolution, gives dice too small to read the special dice well."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from station.fakes.tray import random_tray
+from station.service.devices import tray_reader
+from station.vision.calibration import calibrate_image, load_profile
+
+
+@pytest.fixture(scope="module")
+def profile_path(tmp_path_factory):
+    """A profile made on a 1280x960 photo whose dice are about 36 px wide."""
+    shot = random_tray(np.random.default_rng(21), size=(1280, 960), dice=(3, 3),
+                       markers=True, yaw_deg=30.0)
+    path = tmp_path_factory.mktemp("tray") / "tray.json"
+    calibrate_image(shot.image).save(str(path))
+    return str(path)
+
+
+def warnings_at(resolution, profile_path, caplog) -> str:
+    caplog.clear()
+    caplog.set_level(logging.WARNING, logger="station.service.devices")
+    assert tray_reader(profile_path, "", resolution).calibration is not None
+    return " ".join(r.getMessage() for r in caplog.records)
+
+
+def test_small_dice_or_another_aspect_are_told_at_start(profile_path, caplog):
+    profile = load_profile(profile_path)
+    assert profile.die_side_px()[0] >= 20
+    assert warnings_at((1280, 960), profile_path, caplog) == ""
+    assert warnings_at((2592, 1944), profile_path, caplog) == ""
+    small = profile.for_image(640, 480).die_side_px()[0]
+    assert small < 20
+    told = warnings_at((640, 480), profile_path, caplog)
+    assert f"camera.resolution 640x480 the dice's top faces come out {small:.0f} px" in told
+    told = warnings_at((1920, 1080), profile_path, caplog)
+    assert "camera.calibration" in told and "calibrate again at this resolution" in told
