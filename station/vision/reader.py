@@ -20,7 +20,9 @@
    candidates off its centre); a pip face read beside a die found, but dropped for it (a
    touching pair's blob gives large candidates, and one die, one reading compares the
    larger side), is read again at the typical side (`_beside_look`; nearer a neighbour read
-   off its centre too, when their midpoint reads no pip face). Dice read with doubt
+   off its centre too, when their midpoint reads no pip face); beside each die found, a body
+   of another colour is read round its centre (`_other_colour_look`: a touching die whose
+   outline merged with its neighbour's). Dice read with doubt
    are read again at other quarter turns; a die read without a face is read again where a
    flat die's top face would be, outward of its outline as the camera sees it from above
    (`_outward_look`), and, when it overlaps another die, away from that die (`_away_look`).
@@ -73,7 +75,7 @@ from station.vision.special_dice import (SpecialReading, find_top_face, read_seg
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
-                                    pip_candidates, strong_edges)
+                                    other_colour_candidates, pip_candidates, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -125,6 +127,9 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
+AROUND_STEP_OTHER = 0.15      # a body of another colour beside a die is read at nine places this
+OTHER_LEANING = 0.5           # x side apart; a die found there the lean check finds leaning this
+                              # likely is not taken (`_other_colour_look`, 26th session)
 DENSITY_APART = 0.8           # once the grids are read, edge-density peaks this x side from every
 DENSITY_NEW = 0.25            # die found and this x side from the first peaks, within this x side
 DENSITY_NEAR = 3.0            # of a die found since, are read (`_density_again`, 20th session)
@@ -225,6 +230,13 @@ class TrayEdges:
         """Lone pips away from the `taken` dice (`segment.pip_candidates`)."""
         return self._to_frame(pip_candidates(self.closed, self.work, side * self.scale,
                                              self._to_work(taken)))
+
+    def other_colour(self, side: float, dice: list[Candidate], found: list[Candidate]
+                     ) -> list[Candidate]:
+        """Bodies of another colour touching the `dice`, away from the `found` ones
+        (`segment.other_colour_candidates`)."""
+        return self._to_frame(other_colour_candidates(
+            self.work, self.filled, self._to_work(dice), self._to_work(found), side * self.scale))
 
     def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
              settled: list[Candidate] = (), unsure: list[Candidate] = (),
@@ -526,6 +538,7 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _split_seen(dice, seen)
     dice = _split_touching(source, dice, seen + around_seen, side, edges)
     dice = _beside_look(source, dice, seen + around_seen, side, skip)
+    dice = _other_colour_look(source, dice, edges, side, skip)
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -720,6 +733,37 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
                      for p, (_, m) in zip(probs, places)], bool)
     probs = probs[:len(places)]
     return dice + _accept([c for (c, _), s in zip(places, sure) if s], probs[sure])
+
+
+def _other_colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                       edges: TrayEdges, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice found as a body of another colour beside one of them
+    (`segment.other_colour_candidates`): two touching dice make one blob, read as one die
+    and a leaning reading at their contact, and the other die was lost (on the design
+    trays, 2 in 3 of the rendered dice missed touched a die of another colour). Each body
+    is read at nine places `AROUND_STEP_OTHER` sides apart round its centre (found from
+    colour alone, it lies off the die's centre); a pip face read `SURE` sure, farther than
+    `BESIDE_CLEAR` sides from every die read with a face, is a die, unless the lean check
+    finds it leaning `OTHER_LEANING` likely: a leaning die beside a die of another colour is
+    a body of its own colour too, and its tilted top face reads as a flat one. A die read
+    without a face at the new die's place (the contact's leaning reading) gives way to it
+    (docs/history/vision.md, twenty-sixth session)."""
+    faced = [c for c, p in dice if not _without_face(p)]
+    bodies = _off(edges.other_colour(side, [c for c, _ in dice], faced), skip)
+    if not bodies:
+        return dice
+    looks = [k for b in bodies for k in around(b.x, b.y, side, AROUND_STEP_OTHER)]
+    probs = _classify(source, looks)
+    chosen = [i for i, (c, p) in enumerate(zip(looks, probs))
+              if _die_face(p) and _pip_face(p, SURE) and _farther(c, faced, BESIDE_CLEAR * side)]
+    if not chosen:
+        return dice
+    new = _accept([looks[i] for i in chosen], probs[chosen])
+    leaning = _leaning([c for c, _ in new], source)
+    new = [die for die, lean in zip(new, leaning) if lean < OTHER_LEANING]
+    places = [c for c, _ in new]
+    return [(c, p) for c, p in dice
+            if not _without_face(p) or _farther(c, places, SAME_DIE * side)] + new
 
 
 def _die_face(p: np.ndarray) -> bool:
@@ -1297,17 +1341,11 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     tilted top face as surely as a flat one's (issue #3: flagged, not guessed); the check sees
     the die twice as large and more of its surroundings, turned so that a flat die's side
     faces show below its top face (docs/history/vision.md, twenty-first session)."""
-    lean = default_lean()
     chosen = [i for i, (_, p) in enumerate(dice)
               if _pip_face(p, READABLE) and p[COCKED] >= LEAN_DOUBT]
-    if not chosen or lean is None:
+    if not chosen or default_lean() is None:
         return dice
-    h, w = source.image.shape[:2]
-    places = [dice[i][0] for i in chosen]
-    crops = source.crops([(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h)) for c in places],
-                         LEAN_SIZE, LEAN_CONTEXT)
-    radial = [math.hypot(c.x - w / 2, c.y - h / 2) / w for c in places]
-    leaning = lean.predict_at(crops, radial) >= LEAN_CUTOFF
+    leaning = _leaning([dice[i][0] for i in chosen], source) >= LEAN_CUTOFF
     dice = list(dice)
     for i in np.asarray(chosen)[leaning]:
         c, p = dice[i]
@@ -1315,6 +1353,18 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         flagged[NOT_A_DIE], flagged[COCKED] = p[NOT_A_DIE], 1.0 - p[NOT_A_DIE]
         dice[i] = (c, flagged)
     return dice
+
+
+def _leaning(places: list[Candidate], source: CropSource) -> np.ndarray:
+    """The lean check's P(leaning) of the dice at `places` (all 0 without its network)."""
+    lean = default_lean()
+    if lean is None or not places:
+        return np.zeros(len(places))
+    h, w = source.image.shape[:2]
+    crops = source.crops([(c.x, c.y, c.side, outward_angle(c.x, c.y, w, h)) for c in places],
+                         LEAN_SIZE, LEAN_CONTEXT)
+    radial = [math.hypot(c.x - w / 2, c.y - h / 2) / w for c in places]
+    return lean.predict_at(crops, radial)
 
 
 def _touching(found: list[Candidate]) -> np.ndarray:

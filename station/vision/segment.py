@@ -2,9 +2,10 @@
 
 The segmentation is deliberately generous (every die must be among the candidates); the crop
 classifier decides afterwards which candidates are dice. It uses edges, not colour, so it
-works on any tray colour: dice have strong outlines and pips, a tray has smooth areas.
+works on any tray colour: dice have strong outlines and pips, a tray has smooth areas. Only
+once dice are found does colour help: beside a die, a die of another colour.
 
-Four kinds of candidates:
+Kinds of candidates:
 - `blob_candidates`: strong edges, closed and hole-filled into blobs; each local maximum of
   the distance transform is a candidate centre, its value the half-side of the die (a
   square of side a has its inscribed radius a/2 there). Touching dice give one maximum each.
@@ -18,7 +19,9 @@ Four kinds of candidates:
   outline stays under the edge threshold leaves candidates off its centre);
 - `pip_candidates`: once the die size is known, lone pip-sized blobs on a patch that differs
   in colour from the floor around it: a 1 whose outline stays under the edge threshold
-  leaves a blob of its pip only, too small to be a candidate of the first kind.
+  leaves a blob of its pip only, too small to be a candidate of the first kind;
+- `other_colour_candidates`: beside each die found, a body of another colour than the die's
+  and the floor's: a touching die whose blob merged with its neighbour's.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+from station.vision.colour import body_colour
 
 EDGE_FLOOR = 18        # grey levels: the weakest edge that counts, whatever the image
 EDGE_PERCENTILE = 90   # ... or 1.5x this percentile of the image's edges, if higher
@@ -52,6 +57,15 @@ TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x
 PIP_SIDES = (0.1, 0.45)  # a lone pip's blob: its longer side this share of the die side,
 PIP_ROUND = 0.6        # ... its shorter side at least this share of its longer one, and
 PIP_CONTRAST = 12.0    # ... the colour around it this far (CIE Lab) from the floor's
+RING = 0.75            # die sides from a die read to where a touching die's body lies
+OWN_PATCH = 0.2        # the median colours of the die's own body (this x its side either
+RING_PATCH = 0.12      # side of its centre) and of the ring's places (this x) are compared:
+OTHER_COLOUR = 60.0    # this far apart (BGR distance), and as far from the floor's, a place
+SAME_COLOUR = 40.0     # is another die's body, its pixels those within this of its colour,
+BODY_AREA = 0.2        # ... this x side squared at least, its centre within this x side of
+BODY_REACH = 1.2       # the die (touching it)
+FOUND_CLEAR = 0.5      # no ring places this x a found die's side from it (that die's body),
+BODY_APART = 0.4       # ... nor this x side from a body found already
 
 
 
@@ -335,3 +349,64 @@ def _suppress(score: np.ndarray, peaks: np.ndarray, spacing: float,
             kept.append(Candidate(float(xs[i]), float(ys[i]), 2 * float(radii[i])))
             merged |= close[i]
     return kept
+
+
+def other_colour_candidates(image: np.ndarray, blobs: np.ndarray, dice: list[Candidate],
+                            found: list[Candidate], side: float) -> list[Candidate]:
+    """The centres of die bodies of another colour touching the `dice` (any reading).
+
+    Two touching dice make one blob whose distance-transform ridge puts one candidate
+    between them, read as leaning, and the dice's centres lie closer than one die, one
+    reading keeps apart: of a pair, one die is read and the other is lost. When the two
+    differ in colour the lost one shows as a patch of another colour beside the one read.
+    Around each of the `dice`, `RING` x `side` out in eight directions, a patch whose median
+    colour differs by `OTHER_COLOUR` from the die's own body and from the floor's (the
+    median outside the `blobs`), away from every die `found` (read with a face), is a body;
+    the pixels of its colour (within `SAME_COLOUR`) connected to it, pips closed in, give
+    its centre: the point deepest inside them (a centroid drifts to whatever bled in)."""
+    if not dice:
+        return []
+    h, w = image.shape[:2]
+    step = max(1, int(side / 8))
+    floor_pixels = image[::step, ::step][blobs[::step, ::step] == 0]
+    if len(floor_pixels) == 0:
+        return []
+    floor = np.median(floor_pixels, axis=0)
+    close = np.ones((max(3, int(side * PIP_SIDES[1]) | 1),) * 2, np.uint8)
+    bodies: list[Candidate] = []
+    for d in dice:
+        own = _median_colour(image, d.x, d.y, side, OWN_PATCH)
+        if own is None:
+            continue
+        for a in np.arange(8) * (math.pi / 4):
+            px, py = d.x + RING * side * math.cos(a), d.y + RING * side * math.sin(a)
+            if not (0 <= px < w and 0 <= py < h) or \
+                    any(math.hypot(px - k.x, py - k.y) < FOUND_CLEAR * k.side for k in found) or \
+                    any(math.hypot(px - k.x, py - k.y) < BODY_APART * side for k in bodies):
+                continue
+            colour = _median_colour(image, px, py, side, RING_PATCH)
+            if colour is None or np.linalg.norm(colour - own) < OTHER_COLOUR or \
+                    np.linalg.norm(colour - floor) < OTHER_COLOUR:
+                continue
+            x0, y0 = max(0, int(px - side)), max(0, int(py - side))
+            x1, y1 = min(w, int(px + side) + 1), min(h, int(py + side) + 1)
+            window = image[y0:y1, x0:x1].astype(np.float32)
+            mask = (np.linalg.norm(window - colour, axis=2) < SAME_COLOUR).astype(np.uint8)
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, close)
+            _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            label = labels[min(int(py) - y0, labels.shape[0] - 1),
+                           min(int(px) - x0, labels.shape[1] - 1)]
+            if label == 0 or stats[label, cv2.CC_STAT_AREA] < BODY_AREA * side * side:
+                continue
+            dist = cv2.distanceTransform((labels == label).astype(np.uint8), cv2.DIST_L2, 3)
+            cy, cx = np.unravel_index(int(dist.argmax()), dist.shape)
+            if math.hypot(cx + x0 - d.x, cy + y0 - d.y) <= BODY_REACH * side:
+                bodies.append(Candidate(float(cx + x0), float(cy + y0), side))
+    return bodies
+
+
+def _median_colour(image: np.ndarray, x: float, y: float, side: float, share: float
+                   ) -> np.ndarray | None:
+    """`colour.body_colour` as three floats (BGR), or None off the image."""
+    bgr = body_colour(image, x, y, side, share)
+    return None if bgr is None else bgr.reshape(3).astype(np.float32)
