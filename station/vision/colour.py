@@ -11,33 +11,23 @@ HUES = [(8, "red"), (21, "orange"), (34, "yellow"), (85, "green"), (130, "blue")
 
 
 def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
-    """Name of the die body's colour around (x, y) (`body_colour`)."""
-    bgr = body_colour(image, x, y, side)
-    if bgr is None:
-        return "grey"
-    hue, sat, val = (int(v) for v in cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0, 0])
-    return name_of(hue, sat, val)
+    """Name of the die body's colour around (x, y).
 
-
-def body_colour(image: np.ndarray, x: float, y: float, side: float, share: float = 0.33
-                ) -> np.ndarray | None:
-    """The median BGR colour (1x1x3 uint8) of the square `share` x `side` on each side of
-    (x, y), or None off the image.
-
-    At the default share it is the central square of the die (inside the outline at any
-    rotation); the median ignores the pips, which cover well under half of a face. Every
-    `step`-th pixel of it is enough (about 16 a side): a big die's median then costs no
-    more than a small one's.
+    Reads the central square of the die (inside the outline at any rotation); the median
+    ignores the pips, which cover well under half of a face. Every `step`-th pixel of it is
+    enough (about 16 a side): a big die's median then costs no more than a small one's.
     """
-    half = max(1, int(side * share))
+    half = max(1, int(side * 0.33))
     step = max(1, half // 8)
     h, w = image.shape[:2]
     x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
     patch = image[y0:y1:step, x0:x1:step].reshape(-1, 3)
     if len(patch) == 0:
-        return None
-    return _median(patch).astype(np.uint8).reshape(1, 1, 3)
+        return "grey"
+    bgr = _median(patch).astype(np.uint8).reshape(1, 1, 3)
+    hue, sat, val = (int(v) for v in cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    return name_of(hue, sat, val)
 
 
 def _median(pixels: np.ndarray) -> np.ndarray:

@@ -235,8 +235,11 @@ class TrayEdges:
                      ) -> list[Candidate]:
         """Bodies of another colour touching the `dice`, away from the `found` ones
         (`segment.other_colour_candidates`)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
         return self._to_frame(other_colour_candidates(
-            self.work, self.filled, self._to_work(dice), self._to_work(found), side * self.scale))
+            self.work, self._components, self._to_work(dice), self._to_work(found),
+            side * self.scale))
 
     def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
              settled: list[Candidate] = (), unsure: list[Candidate] = (),
