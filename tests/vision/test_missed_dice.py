@@ -35,6 +35,10 @@ def _assert_read_at_its_centre(rendered, truth):
                     nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
 
 
+def _without_other_colour_look(monkeypatch):
+    monkeypatch.setattr(reader, "_other_colour_look", lambda source, dice, *args: dice)
+
+
 def test_a_leaning_reading_between_two_dice_gives_way_to_them():
     # Two touching dice cut between them look like one leaning die, surer than either
     # die read on its own; a die reading on each side of it, not one die with each other,
@@ -118,9 +122,11 @@ def test_a_die_dropped_for_its_touching_neighbour_is_read_beside_it(monkeypatch)
 
     _assert_read_at_its_centre(rendered, truth)
     # Without the look it is missed (no reading in its box): the test can fail. (The grid
-    # off the dice found over blobs of two dice finds it too: kept off here.)
+    # off the dice found over blobs of two dice finds it too, and so does the other-colour
+    # look: kept off here.)
     monkeypatch.setattr(reader, "_beside_look", lambda source, dice, *args: dice)
     monkeypatch.setattr(segment, "PAIR_MIN", segment.CLUSTER_MIN)
+    _without_other_colour_look(monkeypatch)
     assert _read_in_box(rendered, truth) is None
 
 
@@ -134,8 +140,10 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
     assert truth.value == 3 and "touching" in truth.flags
 
     _assert_read_at_its_centre(rendered, truth)
-    # Without the places nearer than `BESIDE_CLEAR` it is missed: the test can fail.
+    # Without the places nearer than `BESIDE_CLEAR` it is missed: the test can fail. (The
+    # other-colour look finds it too: kept off here.)
     monkeypatch.setattr(reader, "BESIDE_NEAR", reader.BESIDE_CLEAR)
+    _without_other_colour_look(monkeypatch)
     assert _read_in_box(rendered, truth) is None
 
 
@@ -151,8 +159,10 @@ def test_two_touching_dice_read_as_one_leaning_die_between_them_are_read(monkeyp
 
     for truth in dice:
         _assert_read_at_its_centre(rendered, truth)
-    # Without the split, the black 5 is missed and the yellow one read as leaning.
+    # Without the split (and the other-colour look, which finds the black 5 too), the black
+    # 5 is missed and the yellow one read as leaning.
     monkeypatch.setattr(reader, "_split_touching", lambda source, dice, *args: dice)
+    _without_other_colour_look(monkeypatch)
     assert _read_in_box(rendered, dice[0]) is None
     assert _read_in_box(rendered, dice[1]).value is None
 
