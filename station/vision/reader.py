@@ -75,7 +75,8 @@ from station.vision.special_dice import (SpecialReading, find_top_face, read_seg
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
-                                    other_colour_candidates, pip_candidates, strong_edges)
+                                    other_colour_candidates, pip_candidates, residue_candidates,
+                                    strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -127,9 +128,10 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
-AROUND_STEP_OTHER = 0.15      # a body of another colour beside a die is read at nine places this
+AROUND_STEP_OTHER = 0.15      # a body beside a die (another colour, a blob's residue) is read at
+                              # nine places this
 OTHER_LEANING = 0.5           # x side apart; a die found there the lean check finds leaning this
-                              # likely is not taken (`_other_colour_look`, 26th session)
+                              # likely is not taken (`_read_bodies`, 26th and 27th sessions)
 DENSITY_APART = 0.8           # once the grids are read, edge-density peaks this x side from every
 DENSITY_NEW = 0.25            # die found and this x side from the first peaks, within this x side
 DENSITY_NEAR = 3.0            # of a die found since, are read (`_density_again`, 20th session)
@@ -240,6 +242,15 @@ class TrayEdges:
         return self._to_frame(other_colour_candidates(
             self.work, self._components, self._to_work(dice), self._to_work(found),
             side * self.scale))
+
+    def residue(self, side: float, found: list[Candidate], held: list[Candidate]
+                ) -> list[Candidate]:
+        """Places in the blobs of the dice `held` that the `found` dice do not explain
+        (`segment.residue_candidates`)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
+        return self._to_frame(residue_candidates(self._components, self._to_work(found),
+                                                 self._to_work(held), side * self.scale))
 
     def grid(self, side: float, taken: list[Candidate], doubtful: list[Candidate] = (),
              settled: list[Candidate] = (), unsure: list[Candidate] = (),
@@ -542,6 +553,7 @@ def _search(source: CropSource, work_side: int, skip=None
     dice = _split_touching(source, dice, seen + around_seen, side, edges)
     dice = _beside_look(source, dice, seen + around_seen, side, skip)
     dice = _other_colour_look(source, dice, edges, side, skip)
+    dice = _residue_look(source, dice, edges, side, skip)
     if dice:
         # The dice are known now: each is read at nearly the size of the others.
         side = float(np.median([c.side for c, _ in dice]))
@@ -752,9 +764,29 @@ def _other_colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     without a face at the new die's place (the contact's leaning reading) gives way to it
     (docs/history/vision.md, twenty-sixth session)."""
     faced = [c for c, p in dice if not _without_face(p)]
-    bodies = _off(edges.other_colour(side, [c for c, _ in dice], faced), skip)
+    return _read_bodies(source, dice, _off(edges.other_colour(side, [c for c, _ in dice], faced),
+                                           skip), side)
+
+
+def _residue_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                  edges: TrayEdges, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice found where the blobs of the `dice` hold more than those read
+    with a face explain (`segment.residue_candidates`): a die touching one read, whose blob
+    the grids leave alone since its area looks explained (docs/history/vision.md,
+    twenty-seventh session). A die read without a face explains nothing: two touching
+    dice are often read as one die and a leaning reading at their contact."""
+    faced = [c for c, p in dice if not _without_face(p)]
+    return _read_bodies(source, dice, _off(edges.residue(side, faced, [c for c, _ in dice]), skip),
+                        side)
+
+
+def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                 bodies: list[Candidate], side: float) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice read round the `bodies`, places that lie off a touching die's
+    centre, as `_other_colour_look` says."""
     if not bodies:
         return dice
+    faced = [c for c, p in dice if not _without_face(p)]
     looks = [k for b in bodies for k in around(b.x, b.y, side, AROUND_STEP_OTHER)]
     probs = _classify(source, looks)
     chosen = [i for i, (c, p) in enumerate(zip(looks, probs))

@@ -65,6 +65,9 @@ BODY_REACH = 1.2       # the die (touching it) and at most this far inside it (a
 BODY_DEPTH = 0.75      # half side is 0.38 sides; a body deeper is a stretch of floor)
 FOUND_CLEAR = 0.5      # no ring places this x a found die's side from it (that die's body),
 BODY_APART = 0.4       # ... nor this x side from a body found already
+RESIDUE_REACH = 0.5    # a die read with a face explains its blob this x side round its centre;
+RESIDUE_DEPTH = 0.25   # blob left over this x side deep is a die of its own
+RESIDUE_MAX = 4        # ... at most this many in one blob
 
 
 
@@ -422,6 +425,38 @@ def other_colour_candidates(image: np.ndarray, components: tuple[np.ndarray, np.
                 math.hypot(cx + x0 - dice[d].x, cy + y0 - dice[d].y) <= BODY_REACH * side:
             bodies.append(Candidate(float(cx + x0), float(cy + y0), side))
     return bodies
+
+
+def residue_candidates(components: tuple[np.ndarray, np.ndarray], found: list[Candidate],
+                       held: list[Candidate], side: float) -> list[Candidate]:
+    """Places in the blobs (`components`, `blob_components`) under the dice `held` that the
+    `found` dice (read with a face) do not explain: each explains its blob `RESIDUE_REACH`
+    sides round its centre; the deepest point of what is left, when `RESIDUE_DEPTH` sides
+    deep, is a candidate, and again once that one is taken, up to `RESIDUE_MAX` a blob.
+
+    Two touching dice make one blob; when one of them is read, its blob's area looks
+    explained (a die's blob is measured by the outline-sized side, with the outline's
+    perspective and shadow), so the grids leave it alone and the other die is lost."""
+    if not held:
+        return []
+    labels, stats = components
+    held = _labels_at(labels, held)
+    reach = [RESIDUE_REACH * max(side, c.side) for c in found]
+    out: list[Candidate] = []
+    for label in np.unique(held[held > 0]):
+        x0, y0, bw, bh = (int(v) for v in stats[label, :4])
+        left = (labels[y0:y0 + bh, x0:x0 + bw] == label).astype(np.uint8)
+        for c, r in zip(found, reach):
+            if x0 - r <= c.x <= x0 + bw + r and y0 - r <= c.y <= y0 + bh + r:
+                cv2.circle(left, (round(c.x - x0), round(c.y - y0)), round(r), 0, -1)
+        for _ in range(RESIDUE_MAX):
+            dist = cv2.distanceTransform(left, cv2.DIST_L2, 3)
+            cy, cx = np.unravel_index(int(dist.argmax()), dist.shape)
+            if dist[cy, cx] < RESIDUE_DEPTH * side:
+                break
+            out.append(Candidate(float(cx + x0), float(cy + y0), side))
+            cv2.circle(left, (int(cx), int(cy)), round(RESIDUE_REACH * side), 0, -1)
+    return out
 
 
 def _patch_medians(image: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:
