@@ -68,6 +68,7 @@ BODY_APART = 0.4       # ... nor this x side from a body found already
 RESIDUE_REACH = 0.5    # a die read with a face explains its blob this x side round its centre;
 RESIDUE_DEPTH = 0.25   # blob left over this x side deep is a die of its own
 RESIDUE_MAX = 4        # ... at most this many in one blob
+RESIDUE_ROOM = 0.4     # die sides squared: the least room left in a blob for another die
 
 
 
@@ -441,11 +442,19 @@ def residue_candidates(components: tuple[np.ndarray, np.ndarray], found: list[Ca
         return []
     labels, stats = components
     held = _labels_at(labels, held)
+    found_in = np.bincount(_labels_at(labels, found), minlength=len(stats))
+    # A blob smaller than its dice and `RESIDUE_ROOM` more cannot hold another (most blobs
+    # hold one die; this spares their distance transforms).
+    roomy = stats[:, cv2.CC_STAT_AREA] >= (found_in + RESIDUE_ROOM) * side * side
     reach = [RESIDUE_REACH * max(side, c.side) for c in found]
     out: list[Candidate] = []
-    for label in np.unique(held[held > 0]):
+    for label in np.unique(held[(held > 0) & roomy[held]]):
         x0, y0, bw, bh = (int(v) for v in stats[label, :4])
-        left = (labels[y0:y0 + bh, x0:x0 + bw] == label).astype(np.uint8)
+        # One pixel of background round the blob's box: the distance transform takes what
+        # lies beyond the image's edge for blob, which would make the box's edges deep.
+        left = np.zeros((bh + 2, bw + 2), np.uint8)
+        left[1:-1, 1:-1] = labels[y0:y0 + bh, x0:x0 + bw] == label
+        x0, y0 = x0 - 1, y0 - 1
         for c, r in zip(found, reach):
             if x0 - r <= c.x <= x0 + bw + r and y0 - r <= c.y <= y0 + bh + r:
                 cv2.circle(left, (round(c.x - x0), round(c.y - y0)), round(r), 0, -1)
