@@ -46,3 +46,16 @@ def network():
     """network(face, sure): a stand-in network that reads every crop as `face`, `sure` sure
     (for the reader's looks with stand-in networks)."""
     return _Reads
+
+
+@pytest.fixture
+def read_at():
+    """read_at(dice, truth): the reading nearest a rendered die's top-face centre within
+    half its box's width, or None."""
+    def nearest(dice, truth):
+        half = 0.5 * (truth.box[2] - truth.box[0])
+        near = [d for d in dice if np.hypot(d.center[0] - truth.center[0],
+                                            d.center[1] - truth.center[1]) < half]
+        return min(near, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
+                                                              d.center[1] - truth.center[1]))
+    return nearest

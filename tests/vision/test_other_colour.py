@@ -49,38 +49,29 @@ def test_no_body_where_a_die_with_a_face_was_found():
     assert other_colour_candidates(image, blob_components(blobs), [red, blue], [red, blue], SIDE) == []
 
 
-def _read_at(dice, truth):
-    """The reading within half the die's box width of its top face's centre, or None."""
-    half = 0.5 * (truth.box[2] - truth.box[0])
-    near = [d for d in dice if np.hypot(d.center[0] - truth.center[0],
-                                        d.center[1] - truth.center[1]) < half]
-    return min(near, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                          d.center[1] - truth.center[1]))
-
-
-def test_a_die_touching_one_of_another_colour_is_read(monkeypatch):
+def test_a_die_touching_one_of_another_colour_is_read(monkeypatch, read_at):
     # Tray 9 of seed 776 (the validation trays), 800x600: a purple 6 touches a die of
     # another colour; their blob gave no candidate at its centre, and it was missed. Found
     # as a purple body beside its neighbour and read round it, it is a 6.
     rendered = random_tray(np.random.default_rng([776, 9]), dice=(1, 40))
     truth = rendered.truth[8]
     assert (truth.value, truth.colour) == (6, "purple") and "touching" in truth.flags
-    assert _read_at(read_tray(rendered.image), truth).value == 6
+    assert read_at(read_tray(rendered.image), truth).value == 6
     # Without the look it is missed: the test can fail.
     monkeypatch.setattr(reader, "_other_colour_look", lambda source, dice, *args: dice)
-    found = _read_at(read_tray(rendered.image), truth)
+    found = read_at(read_tray(rendered.image), truth)
     assert found is None or found.value != 6
 
 
-def test_a_leaning_die_found_as_a_body_of_another_colour_stays_leaning(monkeypatch):
+def test_a_leaning_die_found_as_a_body_of_another_colour_stays_leaning(monkeypatch, read_at):
     # Tray 51 of lean seed 9600, a leaning orange die beside a purple one: found as an
     # orange body, its tilted top face reads as a 1 at 0.9 sure; the lean check finds it
     # leaning (`OTHER_LEANING`), and it stays flagged, without a value.
     rendered = random_tray(np.random.default_rng([9600, 51]), dice=(1, 30), cocked=0.3)
     truth = rendered.truth[8]
     assert "cocked" in truth.flags
-    found = _read_at(read_tray(rendered.image), truth)
+    found = read_at(read_tray(rendered.image), truth)
     assert found is None or found.value is None
     # Without the lean check's say it is given the value: the test can fail.
     monkeypatch.setattr(reader, "OTHER_LEANING", 1.1)
-    assert _read_at(read_tray(rendered.image), truth).value == 1
+    assert read_at(read_tray(rendered.image), truth).value == 1

@@ -51,16 +51,7 @@ def test_a_blob_under_a_die_read_without_a_face_is_searched():
     assert residue_candidates(components, [], [Candidate(10.0, 10.0, SIDE)], SIDE) == []
 
 
-def _read_at(dice, truth):
-    """The reading within half the die's box width of its top face's centre, or None."""
-    half = 0.5 * (truth.box[2] - truth.box[0])
-    near = [d for d in dice if np.hypot(d.center[0] - truth.center[0],
-                                        d.center[1] - truth.center[1]) < half]
-    return min(near, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
-                                                          d.center[1] - truth.center[1]))
-
-
-def test_a_die_touching_one_read_is_found_in_their_blob(monkeypatch):
+def test_a_die_touching_one_read_is_found_in_their_blob(monkeypatch, read_at):
     # Tray 43 of seed 776 (the validation trays), 640x480: a white 3 on a grey floor
     # touches a red die; their blob looks explained by the red die, and the white die's
     # colour is too near the floor's for the other-colour look. Found in what the red
@@ -68,8 +59,8 @@ def test_a_die_touching_one_read_is_found_in_their_blob(monkeypatch):
     rendered = random_tray(np.random.default_rng([776, 43]), dice=(1, 40))
     truth = rendered.truth[26]
     assert (truth.value, truth.colour) == (3, "white") and "touching" in truth.flags
-    assert _read_at(read_tray(rendered.image), truth).value == 3
+    assert read_at(read_tray(rendered.image), truth).value == 3
     # Without the look it is missed: the test can fail.
     monkeypatch.setattr(reader, "_residue_look", lambda source, dice, *args: dice)
-    found = _read_at(read_tray(rendered.image), truth)
+    found = read_at(read_tray(rendered.image), truth)
     assert found is None or found.value != 3
