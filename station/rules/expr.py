@@ -198,7 +198,7 @@ class _Parser:
             if self.tok.kind not in ("D", "A", "S"):
                 return Const(count)
         if self.tok.kind == "D":
-            d = self.advance()
+            self.advance()
             if self.tok.kind != "NUM" or self.tok.text not in ("6", "3"):
                 raise self.fail("6 or 3 after D (D6 or D3)")
             sides = int(self.advance().text)

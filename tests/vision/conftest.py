@@ -59,3 +59,21 @@ def read_at():
         return min(near, default=None, key=lambda d: np.hypot(d.center[0] - truth.center[0],
                                                               d.center[1] - truth.center[1]))
     return nearest
+
+
+@pytest.fixture
+def read_only_with(monkeypatch, read_at):
+    """read_only_with(look, rendered, index, value, colour): the rendered tray's die `index`,
+    a touching die of that value and colour, is read with its value, and not once the
+    reader's `look` (a function of `station.vision.reader`) is switched off: the test can
+    fail."""
+    from station.vision import read_tray, reader
+
+    def check(look: str, rendered, index: int, value: int, colour: str) -> None:
+        truth = rendered.truth[index]
+        assert (truth.value, truth.colour) == (value, colour) and "touching" in truth.flags
+        assert read_at(read_tray(rendered.image), truth).value == value
+        monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
+        found = read_at(read_tray(rendered.image), truth)
+        assert found is None or found.value != value
+    return check
