@@ -779,9 +779,8 @@ def _residue_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     them cost 1.5 ms on the real composite frame and found little)."""
     faced = [c for c, p in dice if not _without_face(p)]
     found = [c for c, _ in dice]
-    not_leaning = [c for c, p in dice if int(p[1:].argmax()) + 1 != COCKED]
     return _read_bodies(source, dice, [c for c in _off(edges.residue(side, faced, found), skip)
-                                       if _farther(c, not_leaning, RESIDUE_CLEAR * side)], side)
+                                       if _farther(c, found, RESIDUE_CLEAR * side)], side)
 
 
 def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
