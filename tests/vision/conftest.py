@@ -63,15 +63,17 @@ def read_at():
 
 @pytest.fixture
 def read_only_with(monkeypatch, read_at):
-    """read_only_with(look, rendered, index, value, colour): the rendered tray's die `index`,
-    a touching die of that value and colour, is read with its value, and not once the
-    reader's `look` (a function of `station.vision.reader`) is switched off: the test can
-    fail."""
+    """read_only_with(look, rendered, index, value, colour, touching=True): the rendered
+    tray's die `index`, a die of that value and colour (touching another, or not), is read
+    with its value, and not once the reader's `look` (a function of `station.vision.reader`)
+    is switched off: the test can fail."""
     from station.vision import read_tray, reader
 
-    def check(look: str, rendered, index: int, value: int, colour: str) -> None:
+    def check(look: str, rendered, index: int, value: int, colour: str,
+              touching: bool = True) -> None:
         truth = rendered.truth[index]
-        assert (truth.value, truth.colour) == (value, colour) and "touching" in truth.flags
+        assert (truth.value, truth.colour) == (value, colour)
+        assert ("touching" in truth.flags) == touching
         assert read_at(read_tray(rendered.image), truth).value == value
         monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
         found = read_at(read_tray(rendered.image), truth)
