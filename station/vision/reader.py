@@ -1132,15 +1132,16 @@ def _patch_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     """Pip dice still read without a face are read on a patch of places around them,
     `PATCH_STEP` of their side apart, `PATCH_REACH` steps each way, `TOP_FACE` as large,
     those nearer another die than `SAME_DIE` sides left out: when every place read
-    `SURE_FACE` sure reads the same face, the surest wins, unless the lean check finds it
-    leaning `PATCH_LEANING` likely.
+    `SURE_FACE` sure reads the same face and none reads leaning that sure, the surest wins,
+    unless the lean check finds it leaning `PATCH_LEANING` likely.
 
-    The last of the looks. On the rendered trays most flat dice still read without a face
+    The last of the looks. On the design trays most flat dice still read without a face
     lay 0.13-0.33 sides from their top face's centre, up to 50 degrees off the way outward
     that the outward looks take, and the classifier read nearly half of them 0.95 sure at
-    that centre. A leaning die's tilted top face reads as surely, and the lean check at its
-    own cut-off let 15 of 429 such dice through; dice found by this look are all doubtful
-    already, and at 0.5 it let through one (docs/history/vision.md, twenty-eighth session)."""
+    that centre. A leaning die's tilted top face reads as surely: the lean check at its own
+    cut-off let 15 of 429 such dice through, and at 0.5 still 4 of 404 on other trays, with
+    flat dice found at 0.001-0.456; dice found here are all doubtful already, so the guard is
+    strict (docs/history/vision.md, twenty-eighth session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
     steps = range(-PATCH_REACH, PATCH_REACH + 1)
