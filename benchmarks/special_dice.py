@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
         [--expect-special] [--faces OTHER.onnx] [--cocked-probability P]
-        [--outline-cocked-probability P] [--min-probability P]
+        [--outline-cocked-probability P] [--min-probability P] [--lean-cutoff P]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -34,7 +34,8 @@ that special dice are expected (as the service does when the rules ask for them)
 --cocked-probability, --outline-cocked-probability and --min-probability set the face
 network's cut-offs (`special_dice.COCKED_PROBABILITY`, on a die's own crop, the only one per
 die; `OUTLINE_COCKED_PROBABILITY`, on a segmented outline's crop, end to end only;
-`MIN_PROBABILITY`) for a trial.
+`MIN_PROBABILITY`) for a trial; --lean-cutoff the lean check's (`special_dice.LEAN_CUTOFF`,
+P(leaning) from which a die read as a face is flagged cocked; above 1 the check never flags).
 """
 
 from __future__ import annotations
@@ -266,6 +267,9 @@ def main() -> int:
     parser.add_argument("--min-probability", type=float,
                         help="the least probability a face is read at (default: "
                         f"{special_dice.MIN_PROBABILITY})")
+    parser.add_argument("--lean-cutoff", type=float,
+                        help="P(leaning) from which the lean check flags a die read as a "
+                        f"face cocked (default: {special_dice.LEAN_CUTOFF})")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.faces:
@@ -276,6 +280,8 @@ def main() -> int:
         special_dice.OUTLINE_COCKED_PROBABILITY = args.outline_cocked_probability
     if args.min_probability is not None:
         special_dice.MIN_PROBABILITY = args.min_probability
+    if args.lean_cutoff is not None:
+        special_dice.LEAN_CUTOFF = args.lean_cutoff
     mode = "end to end" if args.end_to_end else "per die"
     if args.end_to_end and args.expect_special:
         mode += ", special dice expected"

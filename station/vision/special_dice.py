@@ -41,9 +41,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from station.vision.classifier import normalise
+from station.vision.classifier import LeanCheck, normalise
 from station.vision.networks import Network
-from station.vision.crops import CropSource
+from station.vision.crops import CropSource, outward_angle
 
 # other: pips, or no die at all; cocked: a die leaning on another or the wall (any face)
 CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire", "cocked")
@@ -88,6 +88,9 @@ SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow 
                             # validation trays not one bearing read from it was right
                             # (docs/history/special-dice.md, session 11): none is given
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
+LEAN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_lean.onnx")
+LEAN_SIZE, LEAN_CONTEXT = 64, 2.0   # the lean check's crop (as the pip dice's)
+LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked
 
 
 @dataclass
@@ -137,7 +140,11 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     label, confidence = CLASSES[best], float(probs[best])
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
-    if label not in ("arrow", "hit"):
+    kind = "scatter" if label in ("arrow", "hit") else "artillery"
+    leaning = _leaning(image, x, y, side)
+    if leaning >= LEAN_CUTOFF:
+        return SpecialReading(kind, None, None, leaning, (x, y))
+    if kind == "artillery":
         return SpecialReading("artillery", label, None, confidence, (x, y))
     crop = _cut(image, x, y, side)
     if label == "arrow":
@@ -225,14 +232,30 @@ def face_crop(image: np.ndarray, x: float, y: float, side: float,
               angle_deg: float = 0.0) -> np.ndarray:
     """The face network's input: a FACE_CROP square BGR crop of the die at (x, y), CONTEXT
     times its side wide, turned by angle_deg, from any camera resolution (shared with the
-    training script). Only the die's neighbourhood is shrunk, not the whole frame; its corner
-    sits on a multiple of 8 pixels so that the shrinking grid is the frame's."""
-    reach = side * CONTEXT * 0.75 + 4          # half the crop's diagonal and a margin
+    training script)."""
+    return _local_crop(image, x, y, side, angle_deg, FACE_CROP, CONTEXT)
+
+
+def _local_crop(image: np.ndarray, x: float, y: float, side: float, angle_deg: float,
+                size: int, context: float) -> np.ndarray:
+    """`CropSource.crop` of the frame, but only the die's neighbourhood is shrunk, not the
+    whole frame; its corner sits on a multiple of 8 pixels so that the shrinking grid is the
+    frame's (the crop is the one a `CropSource` of the whole frame cuts)."""
+    reach = side * context * 0.75 + 4          # half the crop's diagonal and a margin
     h, w = image.shape[:2]
     x0, y0 = max(0, int(x - reach) // 8 * 8), max(0, int(y - reach) // 8 * 8)
     x1, y1 = min(w, int(x + reach) + 2), min(h, int(y + reach) + 2)
-    return CropSource(image[y0:y1, x0:x1]).crop(x - x0, y - y0, side, angle_deg,
-                                                 FACE_CROP, CONTEXT)
+    return CropSource(image[y0:y1, x0:x1]).crop(x - x0, y - y0, side, angle_deg, size, context)
+
+
+def _leaning(image: np.ndarray, x: float, y: float, side: float) -> float:
+    """The lean check's P(leaning) of the die at (x, y), `side` wide (`LEAN_WEIGHTS`): the
+    pip dice's lean check (`classifier.LeanCheck`: an outward-up crop `LEAN_CONTEXT` sides
+    wide, and the die's distance from the frame's centre) trained on scatter and artillery
+    dice (`training/train_special_lean.py`)."""
+    h, w = image.shape[:2]
+    crop = _local_crop(image, x, y, side, outward_angle(x, y, w, h), LEAN_SIZE, LEAN_CONTEXT)
+    return float(_lean_model().predict_at(crop[None], [math.hypot(x - w / 2, y - h / 2) / w])[0])
 
 
 def _cut(image, x, y, side) -> np.ndarray:
@@ -551,6 +574,16 @@ def _model() -> _FaceNet:
     return _FaceNet(WEIGHTS)
 
 
+@functools.cache
+def _lean_model() -> LeanCheck:
+    if not os.path.exists(LEAN_WEIGHTS):
+        raise FileNotFoundError(
+            f"{LEAN_WEIGHTS} is missing: restore it from git, or train it again with "
+            "`python station/vision/training/train_special_lean.py`")
+    return LeanCheck(LEAN_WEIGHTS)
+
+
 def warm_up_special() -> None:
-    """Load the face network and run it once (`reader.warm_up`)."""
+    """Load the face network and the lean check and run them once (`reader.warm_up`)."""
     _model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
+    _lean_model().predict_at(np.zeros((1, LEAN_SIZE, LEAN_SIZE, 3), np.uint8), [0.0])

@@ -49,15 +49,18 @@ def committed_cut_offs(monkeypatch):
     monkeypatch.setattr(special_dice, "OUTLINE_COCKED_PROBABILITY",
                         special_dice.OUTLINE_COCKED_PROBABILITY)
     monkeypatch.setattr(special_dice, "MIN_PROBABILITY", special_dice.MIN_PROBABILITY)
+    monkeypatch.setattr(special_dice, "LEAN_CUTOFF", special_dice.LEAN_CUTOFF)
 
 
 def test_cut_offs_are_the_ones_read_with(monkeypatch, capsys, fresh_network, committed_cut_offs):
     """--cocked-probability 0: every die read is flagged cocked, the flat ones too (seed 9's
     one tray with leaning dice has no leaning special die: the flat dice's report)."""
     assert run_benchmark(monkeypatch, "--cocked-probability", "0", "--min-probability",
-                         "0.7", "--outline-cocked-probability", "0.9") == 0
+                         "0.7", "--outline-cocked-probability", "0.9",
+                         "--lean-cutoff", "1.5") == 0
     assert (special_dice.COCKED_PROBABILITY, special_dice.MIN_PROBABILITY,
-            special_dice.OUTLINE_COCKED_PROBABILITY) == (0.0, 0.7, 0.9)
+            special_dice.OUTLINE_COCKED_PROBABILITY, special_dice.LEAN_CUTOFF) == \
+        (0.0, 0.7, 0.9, 1.5)
     out = capsys.readouterr().out
     totals = [int(n) for n in re.findall(r"^(?:scatter HIT/arrow|artillery) right: 0/(\d+)",
                                          out, re.M)]

@@ -2,12 +2,14 @@
 is (issue 4): a leaning artillery die is not a third d6, a leaning d6 is not an artillery die."""
 
 import numpy as np
+import pytest
 
 from station.fakes.tray import render_roll
 from station.rules.faces import Face
 from station.vision.classifier import CLASSES, COCKED, SPECIAL
 from station.vision.reader import _describe
 from station.vision.segment import Candidate
+from station.vision import special_dice
 from station.vision.special_dice import read_special
 
 
@@ -58,6 +60,21 @@ def test_the_special_reader_says_which_die_a_cocked_die_is():
         image, _, cut = leaning(faces, seed)
         got = read_special(image, *cut)
         assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+
+
+@pytest.mark.parametrize("faces, seed", [([Face("d6", 3), Face("artillery", 6)], 11),
+                                         ([Face("d6", 3), Face("scatter", "arrow")], 15)])
+def test_a_leaning_die_the_face_network_reads_is_flagged_by_the_lean_check(monkeypatch, faces,
+                                                                           seed):
+    """The face network reads these leaning dice's tilted faces as flat ones; the lean check
+    (special_dice._leaning) flags them cocked, of the kind their face showed."""
+    image, _, cut = leaning(faces, seed)
+    got = read_special(image, *cut)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+    assert got.confidence >= special_dice.LEAN_CUTOFF
+    monkeypatch.setattr(special_dice, "LEAN_CUTOFF", 1.01)          # the check never flags
+    got = read_special(image, *cut)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
 
 
 def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():

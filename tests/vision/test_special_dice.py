@@ -133,14 +133,17 @@ def test_cocked_special_dice_are_flagged_not_read():
     assert flat_flagged == 0
 
 
-def test_missing_weights_say_how_to_get_them(monkeypatch, tmp_path):
-    monkeypatch.setattr(special_dice, "WEIGHTS", str(tmp_path / "gone.onnx"))
-    special_dice._model.cache_clear()
+@pytest.mark.parametrize("weights, model, script", [
+    ("WEIGHTS", special_dice._model, "train_special.py"),
+    ("LEAN_WEIGHTS", special_dice._lean_model, "train_special_lean.py")])
+def test_missing_weights_say_how_to_get_them(monkeypatch, tmp_path, weights, model, script):
+    monkeypatch.setattr(special_dice, weights, str(tmp_path / "gone.onnx"))
+    model.cache_clear()
     try:
-        with pytest.raises(FileNotFoundError, match="train_special.py"):
-            special_dice._model()
+        with pytest.raises(FileNotFoundError, match=script):
+            model()
     finally:
-        special_dice._model.cache_clear()
+        model.cache_clear()
 
 
 def test_a_die_found_off_centre_is_read_centred_on_its_top_face():

@@ -182,7 +182,7 @@ def _cut_photos(add) -> None:
                 add(source, w, h, c.x, c.y, c.side, 0, -1, 3)
 
 
-def train(data: list[Path], epochs: int, seed: int, out: Path) -> None:
+def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None = None) -> None:
     import torch
     import torch.nn as nn
     from station.vision.classifier import LeanCheck, normalise
@@ -209,6 +209,8 @@ def train(data: list[Path], epochs: int, seed: int, out: Path) -> None:
         cin = cout
     s = SIZE >> len(CHANNELS)
     model = nn.Sequential(*layers, nn.Flatten(), nn.Linear(cin * s * s, 2))
+    if init is not None:
+        _start_from(model, init)
     x_all = crops[~check].reshape(-1, *crops.shape[2:])
     y_all = np.repeat(labels[~check], VIEWS)
     r_all = np.repeat(radials[~check], VIEWS)
@@ -248,6 +250,27 @@ def train(data: list[Path], epochs: int, seed: int, out: Path) -> None:
     print("wrote", out)
 
 
+def _start_from(model, weights: Path) -> None:
+    """Start training from an exported lean check (`--init`): its convolutions (exported with
+    their batch norms folded in) and its linear layer; the batch norms start as identities."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    graph = onnx.load(str(weights)).graph
+    values = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    linear = next(n for n in graph.node if n.op_type == "Gemm")
+    layers = [m for m in model if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    batch_norms = [m for m in model if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        for layer, node in zip(layers, convs + [linear]):
+            layer.weight.copy_(values[node.input[1]])
+            layer.bias.copy_(values[node.input[2]])
+        for norm in batch_norms:
+            norm.weight.fill_(1.0), norm.bias.zero_()
+            norm.running_mean.zero_(), norm.running_var.fill_(1.0 - norm.eps)
+
+
 def _augment(crops: np.ndarray, rng) -> np.ndarray:
     out = crops.astype(np.float32)
     for x in out:
@@ -277,6 +300,7 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=21)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--init", type=Path, help="start from these weights (an exported lean check)")
     a = parser.parse_args()
     cv2.setNumThreads(1)
     if a.step == "collect":
@@ -284,7 +308,7 @@ def main() -> None:
     elif a.step == "cut":
         cut(a.trays[0], a.trays[1], a.source, a.out, a.photos)
     else:
-        train(a.data, a.epochs, a.seed, a.out)
+        train(a.data, a.epochs, a.seed, a.out, a.init)
 
 
 if __name__ == "__main__":
