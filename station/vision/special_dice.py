@@ -132,9 +132,11 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
 
 
 def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
-             cocked_from: float) -> SpecialReading | None:
+             cocked_from: float, outline: tuple[float, float, float] | None = None
+             ) -> SpecialReading | None:
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
-    `probs`: cocked (from P(cocked) `cocked_from`), a face (with its bearing, measured
+    `probs`: cocked (from P(cocked) `cocked_from`, or when the lean check finds it leaning
+    there or at its segmented `outline`, (x, y, side)), a face (with its bearing, measured
     here), or None."""
     cocked = float(probs[COCKED])
     if cocked >= cocked_from:
@@ -145,7 +147,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
-    leaning = _leaning(image, x, y, side)
+    places = [(x, y, side)] + ([outline] if outline not in (None, (x, y, side)) else [])
+    leaning = _leaning(image, places)
     if leaning >= LEAN_CUTOFF:
         return SpecialReading(kind, None, None, leaning, (x, y))
     if kind == "artillery":
@@ -211,7 +214,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     if probs[0][COCKED] >= cocked_from[0]:
         return _reading(image, x, y, outline_side, probs[0], cocked_from[0])
     if sure[best] > 0:
-        return _reading(image, *places[best], probs[best], cocked_from[best])
+        return _reading(image, *places[best], probs[best], cocked_from[best], places[0])
     return _reading(image, *face, probs[1], cocked_from[1]) \
         if probs[1][COCKED] >= cocked_from[1] else None
 
@@ -252,14 +255,16 @@ def _local_crop(image: np.ndarray, x: float, y: float, side: float, angle_deg: f
     return CropSource(image[y0:y1, x0:x1]).crop(x - x0, y - y0, side, angle_deg, size, context)
 
 
-def _leaning(image: np.ndarray, x: float, y: float, side: float) -> float:
-    """The lean check's P(leaning) of the die at (x, y), `side` wide (`LEAN_WEIGHTS`): the
-    pip dice's lean check (`classifier.LeanCheck`: an outward-up crop `LEAN_CONTEXT` sides
-    wide, and the die's distance from the frame's centre) trained on scatter and artillery
-    dice (`training/train_special_lean.py`)."""
+def _leaning(image: np.ndarray, places: list[tuple[float, float, float]]) -> float:
+    """The lean check's highest P(leaning) of a die seen at `places`, each (x, y, side)
+    (`LEAN_WEIGHTS`): the pip dice's lean check (`classifier.LeanCheck`: an outward-up crop
+    `LEAN_CONTEXT` sides wide, and the die's distance from the frame's centre) trained on
+    scatter and artillery dice (`training/train_special_lean.py`)."""
     h, w = image.shape[:2]
-    crop = _local_crop(image, x, y, side, outward_angle(x, y, w, h), LEAN_SIZE, LEAN_CONTEXT)
-    return float(_lean_model().predict_at(crop[None], [math.hypot(x - w / 2, y - h / 2) / w])[0])
+    crops = [_local_crop(image, x, y, side, outward_angle(x, y, w, h), LEAN_SIZE, LEAN_CONTEXT)
+             for x, y, side in places]
+    radial = [math.hypot(x - w / 2, y - h / 2) / w for x, y, _ in places]
+    return float(_lean_model().predict_at(np.stack(crops), radial).max())
 
 
 def _cut(image, x, y, side) -> np.ndarray:

@@ -77,6 +77,22 @@ def test_a_leaning_die_the_face_network_reads_is_flagged_by_the_lean_check(monke
     assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
 
 
+@pytest.mark.parametrize("faces, seed", [([Face("d6", 3), Face("artillery", 6)], 8),
+                                         ([Face("d6", 3), Face("scatter", "arrow")], 7)])
+def test_a_leaning_die_read_off_its_outline_is_checked_at_its_outline_too(monkeypatch, faces,
+                                                                         seed):
+    """read_segmented reads these leaning dice as a face at their top face (or around it);
+    the lean check, sure enough only at the outline the segmenter found, flags them."""
+    image, c, _ = leaning(faces, seed)
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+    where_read = special_dice._leaning
+    monkeypatch.setattr(special_dice, "_leaning",
+                        lambda image, places: where_read(image, places[:1]))
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
+
+
 def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():
     from station.cli.commands.read import summary
     from station.vision.types import DetectedDie
