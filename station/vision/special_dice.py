@@ -23,8 +23,9 @@ Out of the box, no teaching at the table:
    cocked (any face, leaning).
 2. A die read as a face is shown to a lean check (the pip dice's, `classifier.LeanCheck`,
    fine-tuned on special dice: weights `weights/special_lean.onnx`, trained by
-   `station/vision/training/train_special_lean.py`), which flags the leaning dice whose
-   tilted face the face network reads as a flat one.
+   `station/vision/training/train_special_lean.py`), at the place it was read and at the
+   segmenter's outline, which flags the leaning dice whose tilted face the face network
+   reads as a flat one.
 3. Bearings are measured, not classified, on the full-resolution pixels: the top face is a
    common colour near the crop's centre grown into a convex region (side faces are shaded
    differently, neighbouring dice differ in colour); its marks, brighter or darker than it,
