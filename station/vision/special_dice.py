@@ -575,22 +575,23 @@ class _FaceNet:
         return (p / p.sum(axis=2, keepdims=True)).mean(axis=1)
 
 
+def _committed(weights: str, script: str) -> str:
+    """`weights`, or an error that says how to get the file back."""
+    if not os.path.exists(weights):
+        raise FileNotFoundError(
+            f"{weights} is missing: restore it from git, or train it again with "
+            f"`python station/vision/training/{script}`")
+    return weights
+
+
 @functools.cache
 def _model() -> _FaceNet:
-    if not os.path.exists(WEIGHTS):
-        raise FileNotFoundError(
-            f"{WEIGHTS} is missing: restore it from git, or train it again with "
-            "`python station/vision/training/train_special.py`")
-    return _FaceNet(WEIGHTS)
+    return _FaceNet(_committed(WEIGHTS, "train_special.py"))
 
 
 @functools.cache
 def _lean_model() -> LeanCheck:
-    if not os.path.exists(LEAN_WEIGHTS):
-        raise FileNotFoundError(
-            f"{LEAN_WEIGHTS} is missing: restore it from git, or train it again with "
-            "`python station/vision/training/train_special_lean.py`")
-    return LeanCheck(LEAN_WEIGHTS)
+    return LeanCheck(_committed(LEAN_WEIGHTS, "train_special_lean.py"))
 
 
 def warm_up_special() -> None:

@@ -282,6 +282,17 @@ def _augment(crops: np.ndarray, rng) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def add_train_step(steps, seed: int, init: Path | None) -> None:
+    """The `train` step's arguments (shared with `train_special_lean.py`)."""
+    p = steps.add_parser("train")
+    p.add_argument("--data", type=Path, nargs="+", required=True)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--seed", type=int, default=seed)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--init", type=Path, default=init,
+                   help=f"start from these weights, an exported lean check (default: {init})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     steps = parser.add_subparsers(dest="step", required=True)
@@ -295,12 +306,7 @@ def main() -> None:
     p.add_argument("--photos", action=argparse.BooleanOptionalAction, default=True,
                    help="also the training photos' dice read right, as flat")
     p.add_argument("--out", type=Path, required=True)
-    p = steps.add_parser("train")
-    p.add_argument("--data", type=Path, nargs="+", required=True)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--seed", type=int, default=21)
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--init", type=Path, help="start from these weights (an exported lean check)")
+    add_train_step(steps, seed=21, init=None)
     a = parser.parse_args()
     cv2.setNumThreads(1)
     if a.step == "collect":

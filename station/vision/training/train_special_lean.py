@@ -37,7 +37,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from station.vision.training.train_lean import SIZE, CONTEXT, VIEWS, radial, train  # noqa: E402
+from station.vision.training.train_lean import (  # noqa: E402
+    SIZE, CONTEXT, VIEWS, add_train_step, radial, train)
 
 
 def cut(first: int, end: int, out: Path) -> None:
@@ -86,14 +87,8 @@ def main() -> None:
     p = steps.add_parser("cut")
     p.add_argument("--trays", type=int, nargs=2, required=True, metavar=("FIRST", "END"))
     p.add_argument("--out", type=Path, required=True)
-    p = steps.add_parser("train")
-    p.add_argument("--data", type=Path, nargs="+", required=True)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--seed", type=int, default=29)
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--init", type=Path, default=ROOT / "station/vision/weights/d6_lean.onnx",
-                   help="start from these weights (default: the pip dice's lean check, which "
-                   "has seen far more dice lean)")
+    # from the pip dice's lean check, which has seen far more dice lean
+    add_train_step(steps, seed=29, init=ROOT / "station/vision/weights/d6_lean.onnx")
     a = parser.parse_args()
     cv2.setNumThreads(1)
     if a.step == "cut":
