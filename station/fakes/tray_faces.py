@@ -113,6 +113,9 @@ class FaceStyle:
     font: str = "hershey-duplex"
     misfire_style: str = "burst"  # "burst", "bomb" or "word"
     hit_arrow: bool = True
+    # The arrow face's arrow: length and shaft width (shares of the face), the head's share of
+    # the length and its width in shaft widths (`random_arrow` varies them).
+    arrow: tuple[float, float, float, float] = (0.72, 0.11, 0.36, 3.0)
     # Unusual materials (`random_style(materials=...)`); the defaults draw a plain die.
     material: str = "plain"    # "plain", "marbled", "translucent", "metallic", "low-contrast"
     body_texture: np.ndarray | None = None  # per-pixel body colour (swirls, metal sheen)
@@ -325,6 +328,13 @@ def pip_face(value: int, style: FaceStyle) -> np.ndarray:
     return _finish(face, np.maximum(body, mask / 255.0))
 
 
+def random_arrow(rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """An arrow of another die maker's proportions (`FaceStyle.arrow`): long or short, thin
+    or stout, with a short or long, narrow or broad head."""
+    return (float(rng.uniform(0.55, 0.8)), float(rng.uniform(0.07, 0.16)),
+            float(rng.uniform(0.25, 0.5)), float(rng.uniform(2.2, 3.6)))
+
+
 def arrow_polygon(length: float, width: float, head_frac: float = 0.4,
                   head_width: float | None = None) -> np.ndarray:
     """An arrow pointing up (texture -y), centred on (0, 0): shaft then triangular head."""
@@ -353,8 +363,9 @@ def scatter_face(value: str, angle_deg: float, style: FaceStyle) -> np.ndarray:
     mask = np.zeros((TEXTURE * ss, TEXTURE * ss), np.uint8)
     c = TEXTURE / 2
     if value == "arrow":
-        _draw_polygon(mask, arrow_polygon(TEXTURE * 0.72, TEXTURE * 0.11, 0.36),
-                      angle_deg, (c, c), ss)
+        length, width, head, head_width = style.arrow
+        _draw_polygon(mask, arrow_polygon(TEXTURE * length, TEXTURE * width, head,
+                                          TEXTURE * width * head_width), angle_deg, (c, c), ss)
     else:
         word = glyph_mask("HIT", "hershey-duplex" if style.font.startswith("hershey")
                           else style.font, int(TEXTURE * 0.22 * ss))
