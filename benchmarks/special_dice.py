@@ -214,7 +214,8 @@ def report(name: str, result: dict) -> None:
         errors = np.array(result["stats"][key])
         if len(errors):
             print(f"  {key} bearing error: median {np.median(errors):.2f} deg, "
-                  f"p95 {np.percentile(errors, 95):.2f} deg, max {errors.max():.1f} deg "
+                  f"p95 {np.percentile(errors, 95):.2f} deg, max {errors.max():.1f} deg, "
+                  f"over 20 deg: {int((errors > 20).sum())} "
                   f"(n={len(errors)}; without a bearing: {c[key + ' without bearing']})")
             missing = c[key + " without bearing"]
             if missing:

@@ -32,6 +32,10 @@ Out of the box, no teaching at the table:
    are the ink. The arrow's axis comes from the brightness-weighted second moments of its
    ink (sub-pixel, exact for a mirror-symmetric arrow), its head from which end is wider.
    On a HIT face the small arrow is the arrow-shaped mark farthest from the word.
+4. An arrow face's bearing is checked by a bearing network (`weights/scatter_bearing.onnx`,
+   trained by `station/vision/training/train_bearing.py`) that reads the arrow's direction
+   off the face network's crop: where the print gives none (glare across the shaft) or one
+   the network is sure points elsewhere, the network's bearing is taken.
 RULES.md SCAT-1..3 use these readings.
 """
 
@@ -96,6 +100,13 @@ WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx
 LEAN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_lean.onnx")
 LEAN_SIZE, LEAN_CONTEXT = 64, 2.0   # the lean check's crop (as the pip dice's)
 LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked
+BEARING_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "scatter_bearing.onnx")
+BEARING_BINS = 36           # the bearing network's classes: 10-degree sectors from image up
+BEARING_AGREE = 10.0        # degrees: the print's bearing and the network's agree within this
+BEARING_SURE = 0.7          # the network's bins round its bearing hold this much probability:
+                            # it is sure enough to overrule the print, or to stand alone
+                            # (both chosen on development trays, docs/history/special-dice.md,
+                            # thirty-first session)
 
 
 @dataclass
@@ -156,7 +167,7 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
         return SpecialReading("artillery", label, None, confidence, (x, y))
     crop = _cut(image, x, y, side)
     if label == "arrow":
-        return SpecialReading("scatter", "arrow", _arrow_of(_marks(crop, side, ARROW_LEVELS)),
+        return SpecialReading("scatter", "arrow", _arrow_face_bearing(image, x, y, side, crop),
                               confidence, (x, y))
     bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
     return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
@@ -366,6 +377,24 @@ def _arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
     return None
 
 
+def _arrow_face_bearing(image: np.ndarray, x: float, y: float, side: float,
+                        crop: np.ndarray) -> float | None:
+    """The bearing of an arrow face's arrow (image coordinates): the print's (`_arrow_of`,
+    exact where it works) unless the bearing network (`BEARING_WEIGHTS`), sure of another,
+    disagrees; the network's where the print gives none (glare across the shaft, a
+    neighbour's side face, a blurred head) and it is sure; else None (a re-roll, SCAT-2)."""
+    printed = _arrow_of(_marks(crop, side, ARROW_LEVELS))
+    seen, mass = bearing_of_probabilities(_bearing_model().predict(face_crop(image, x, y, side)))
+    if printed is not None and (_off(printed, seen) <= BEARING_AGREE or mass < BEARING_SURE):
+        return printed
+    return seen if mass >= BEARING_SURE else None
+
+
+def _off(a: float, b: float) -> float:
+    """Degrees between two bearings."""
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
 def _small_arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
     for blobs in marks:
         bearing = _small_arrow_bearing(blobs)
@@ -553,7 +582,23 @@ def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
     return max(found)[1] if found else None
 
 
-# ---------------------------------------------------------------- the face network
+# ---------------------------------------------------------------- the networks
+
+
+class _BearingNet:
+    """The scatter arrow's bearing network (`training/train_bearing.py`)."""
+
+    def __init__(self, path: str) -> None:
+        self.net = Network(path)
+
+    def predict(self, crop: np.ndarray) -> np.ndarray:
+        """BEARING_BINS probabilities of the arrow's bearing on one FACE_CROP crop, averaged
+        over its four quarter turns, each turned back (np.rot90 turns the picture, and the
+        arrow, a quarter counter-clockwise: a quarter of the bins)."""
+        logits = self.net.run(normalise(np.stack([np.rot90(crop, k) for k in range(4)])))
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return np.mean([np.roll(row, k * BEARING_BINS // 4) for k, row in enumerate(p)], axis=0)
 
 
 class _FaceNet:
@@ -575,6 +620,21 @@ class _FaceNet:
         return (p / p.sum(axis=2, keepdims=True)).mean(axis=1)
 
 
+def bearing_of_probabilities(p: np.ndarray) -> tuple[float, float]:
+    """(bearing, mass) from the bearing network's BEARING_BINS probabilities: the circular
+    mean of the likeliest bin and its two neighbours each side (the training target is shared
+    between the two bins either side of a bearing), and how much of the probability they
+    hold (how sure the network is of one direction)."""
+    step = 360.0 / len(p)
+    peak = int(np.argmax(p))
+    near = [(peak + k) % len(p) for k in range(-2, 3)]
+    angles = np.radians(np.array(near) * step)
+    weights = p[near]
+    bearing = math.degrees(math.atan2((weights * np.sin(angles)).sum(),
+                                      (weights * np.cos(angles)).sum())) % 360.0
+    return bearing, float(weights.sum())
+
+
 def _committed(weights: str, script: str) -> str:
     """`weights`, or an error that says how to get the file back."""
     if not os.path.exists(weights):
@@ -590,11 +650,17 @@ def _model() -> _FaceNet:
 
 
 @functools.cache
+def _bearing_model() -> _BearingNet:
+    return _BearingNet(_committed(BEARING_WEIGHTS, "train_bearing.py"))
+
+
+@functools.cache
 def _lean_model() -> LeanCheck:
     return LeanCheck(_committed(LEAN_WEIGHTS, "train_special_lean.py"))
 
 
 def warm_up_special() -> None:
-    """Load the face network and the lean check and run them once (`reader.warm_up`)."""
+    """Load the face, bearing and lean networks and run them once (`reader.warm_up`)."""
     _model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
+    _bearing_model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
     _lean_model().predict_at(np.zeros((1, LEAN_SIZE, LEAN_SIZE, 3), np.uint8), [0.0])

@@ -319,8 +319,9 @@ def turn_and_mirror(batch):
 
 
 def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128) -> None:
-    """The training loop of both dice networks: AdamW with a one-cycle schedule and label
-    smoothing over the samples `pool` (indices into x, y), each batch through `augment`."""
+    """The training loop of the dice networks: AdamW with a one-cycle schedule and label
+    smoothing over the samples `pool` (indices into x, y: classes, or each class's
+    probability), each batch through `augment`."""
     import torch
 
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -340,7 +341,8 @@ def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 12
             optimiser.step()
             schedule.step()
             total += len(idx)
-            correct += (logits.argmax(1) == y[idx]).sum().item()
+            truth = y[idx] if y.dim() == 1 else y[idx].argmax(1)   # classes or their odds
+            correct += (logits.argmax(1) == truth).sum().item()
         print(f"epoch {epoch + 1}/{epochs}: train accuracy {correct / total:.4f} "
               f"({time.time() - t0:.0f} s)", flush=True)
     model.eval()

@@ -125,7 +125,9 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
     return np.stack(crops), np.array(classes), np.array(tray_of)
 
 
-def make_model():
+def make_model(outputs: int = len(CLASSES)):
+    """The face network; `outputs` other than the classes: the bearing network
+    (`train_bearing.py`), the same body."""
     import torch.nn as nn
 
     def block(cin, cout):
@@ -137,7 +139,7 @@ def make_model():
         *block(32, 48), nn.MaxPool2d(2),
         *block(48, 64),
         nn.Flatten(), nn.Linear(64 * (FACE_CROP // 8) ** 2, 96), nn.ReLU(), nn.Dropout(0.3),
-        nn.Linear(96, len(CLASSES)))
+        nn.Linear(96, outputs))
 
 
 def quarter_turn(batch):

@@ -1,0 +1,153 @@
+"""Train the scatter arrow's bearing network; writes the weights read by `special_dice._bearing`.
+
+    # the station's venv: render trays of scatter dice, cut the arrow faces
+    PYTHONPATH=. python station/vision/training/train_bearing.py cut --trays 50000 50600 --out a.npz
+    PYTHONPATH=. python station/vision/training/train_bearing.py cut --trays 50600 51200 --out b.npz
+    # the training venv (pip install torch onnx)
+    PYTHONPATH=. python station/vision/training/train_bearing.py train --data a.npz b.npz \
+        --epochs 8 --seed 31 --out station/vision/weights/scatter_bearing.onnx
+
+The arrow's bearing is measured on the print (`special_dice._arrow_bearing`: the ink's axis,
+the head at the wider end), which is exact where it works; but a glare spot across the
+shaft, a neighbour's side face or a blurred head leaves one arrow face in twenty with no
+bearing (a re-roll, SCAT-2) and a few with the head at the wrong end. This network looks at
+the whole face instead: the face network's crop (`special_dice.face_crop`), the arrow's
+direction as BINS classes of 360/BINS degrees (the target shared between the two bins either
+side of the true bearing, so the probabilities give the bearing between them).
+
+cut: trays `random_tray(rng, dice=(0, 3), special={"scatter": (2, 4)}, arrow_shapes=0.5)`,
+640x480 to 4K as the face network's data, a third with calibration markers and any camera
+yaw; every flat arrow face cut VIEWS times as a segmenter would hand it over (centre moved
+up to an eighth of a side, side from its top face's to its outline's) at any rotation, half
+of them mirrored (a mirrored arrow is an arrow), colours jittered as for the other networks.
+Half the arrows are drawn in other makers' proportions (`tray_faces.random_arrow`): the
+network must read arrows, not the renderer's one arrow. The benchmark's trays (seeds 1-3)
+are not used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from station.vision.special_dice import BEARING_BINS as BINS, face_crop  # noqa: E402
+from station.vision.training.train_classifier import augment_colour, export, fit  # noqa: E402
+from station.vision.training.train_special import SIZES, make_model, top_side  # noqa: E402
+
+VIEWS = 8
+
+
+def soft_target(bearing_deg: float) -> np.ndarray:
+    """The class probabilities a bearing stands for: shared between its two nearest bins."""
+    f = (bearing_deg % 360.0) / (360.0 / BINS)
+    lo = int(math.floor(f)) % BINS
+    target = np.zeros(BINS, np.float32)
+    target[lo] = 1.0 - (f - math.floor(f))
+    target[(lo + 1) % BINS] += f - math.floor(f)
+    return target
+
+
+def cut(first: int, end: int, out: Path) -> None:
+    from station.fakes.tray import random_tray
+    crops, bearings, tray_of = [], [], []
+    weights = np.array([.25, .15, .2, .2, .1, .1])
+    t0 = time.time()
+    for seed in range(first, end):
+        rng = np.random.default_rng(seed)
+        markers = bool(rng.random() < 0.35)
+        shot = random_tray(rng, size=SIZES[int(rng.choice(len(SIZES), p=weights))],
+                           dice=(0, 3), special={"scatter": (2, 4)}, markers=markers,
+                           yaw_deg=float(rng.uniform(-180, 180)) if markers else None,
+                           arrow_shapes=0.5)
+        for t in shot.truth:
+            if t.kind != "scatter" or t.value != "arrow" or "cocked" in t.flags:
+                continue
+            side = top_side(t)
+            x0, y0, x1, y1 = t.box
+            box_w = max(x1 - x0, y1 - y0)
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            for _ in range(VIEWS):
+                r, a = rng.uniform(0, 0.12) * side, rng.uniform(0, 2 * math.pi)
+                s = rng.uniform(0.85 * side, 1.1 * max(box_w, side))
+                turn = float(rng.uniform(0, 360))
+                # the crop turns the picture counter-clockwise: the arrow turns with it
+                crop = face_crop(shot.image, cx + r * math.cos(a), cy + r * math.sin(a), s, turn)
+                bearing = (t.bearing_deg - turn) % 360.0
+                if rng.random() < 0.5:
+                    crop, bearing = crop[:, ::-1], (360.0 - bearing) % 360.0
+                crops.append(augment_colour(np.ascontiguousarray(crop), rng))
+                bearings.append(bearing)
+                tray_of.append(seed)
+        if (seed - first) % 100 == 99:
+            print(f"{seed - first + 1} trays, {len(crops)} crops, {time.time() - t0:.0f} s",
+                  flush=True)
+    np.savez(out, crops=np.stack(crops), bearings=np.array(bearings, np.float32),
+             tray_of=np.array(tray_of))
+    print(f"wrote {out}: {len(crops)} crops in {time.time() - t0:.0f} s")
+
+
+def train(data: list[Path], epochs: int, seed: int, out: Path) -> None:
+    import torch
+
+    from station.vision.classifier import normalise
+    from station.vision.special_dice import FACE_CROP, bearing_of_probabilities
+
+    torch.manual_seed(seed)
+    saved = [np.load(path) for path in data]
+    crops = np.concatenate([d["crops"] for d in saved])
+    bearings = np.concatenate([d["bearings"] for d in saved])
+    tray_of = np.concatenate([d["tray_of"] for d in saved])
+    print(f"{len(crops)} crops", flush=True)
+    held = tray_of % 10 == 9          # every tenth tray: the held-out check
+    x = torch.from_numpy(normalise(crops))
+    y = torch.from_numpy(np.stack([soft_target(b) for b in bearings]))
+    model = make_model(BINS)
+    fit(model, x, y, torch.from_numpy(np.nonzero(~held)[0]), epochs, lambda batch: batch,
+        time.time())
+    idx = np.nonzero(held)[0]
+    with torch.no_grad():
+        logits = torch.cat([model(x[idx[i:i + 512]]) for i in range(0, len(idx), 512)]).numpy()
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    got = np.array([bearing_of_probabilities(row)[0] for row in p])
+    err = np.abs((got - bearings[idx] + 180.0) % 360.0 - 180.0)
+    print(f"held-out crops ({len(idx)}): bearing error median {np.median(err):.2f} deg, "
+          f"p95 {np.percentile(err, 95):.2f} deg, over 20 deg {int((err > 20).sum())}")
+    export(model, out, FACE_CROP)
+    print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("cut", help="render trays and cut the arrow faces")
+    c.add_argument("--trays", type=int, nargs=2, metavar=("FIRST", "END"), required=True)
+    c.add_argument("--out", type=Path, required=True)
+    t = sub.add_parser("train", help="train on cut arrow faces")
+    t.add_argument("--data", type=Path, nargs="+", required=True)
+    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--seed", type=int, default=31)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    if args.command == "cut":
+        cut(*args.trays, args.out)
+    else:
+        import torch
+        torch.set_num_threads(args.threads)
+        train(args.data, args.epochs, args.seed, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The scatter arrow's bearing (SCAT-2) where the print alone fails: the bearing network."""
+
+import numpy as np
+import pytest
+
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
+from station.vision import special_dice
+from station.vision.special_dice import (BEARING_BINS, bearing_of_probabilities, read_special)
+from station.vision.training.train_bearing import soft_target
+
+
+def side_px(truth):
+    c = np.asarray(truth.top_corners, float)
+    return float(np.mean(np.linalg.norm(c - np.roll(c, 1, 0), axis=1)))
+
+
+def angle_error(a, b):
+    return abs((a - b + 180) % 360 - 180)
+
+
+def arrows_of(shot):
+    """The tray's flat arrow faces: (truth, centre, side)."""
+    for t in shot.truth:
+        if t.kind == "scatter" and t.value == "arrow" and "cocked" not in t.flags:
+            x0, y0, x1, y1 = t.box
+            yield t, ((x0 + x1) / 2, (y0 + y1) / 2), side_px(t)
+
+
+@pytest.mark.parametrize("bearing", [0.0, 3.0, 47.5, 181.0, 355.0, 359.9])
+def test_the_bearing_a_training_target_stands_for_is_read_back(bearing):
+    got, mass = bearing_of_probabilities(soft_target(bearing))
+    assert angle_error(got, bearing) < 0.05
+    assert mass == pytest.approx(1.0)
+
+
+def test_an_unsure_network_holds_little_probability_round_its_bearing():
+    got, mass = bearing_of_probabilities(np.full(BEARING_BINS, 1 / BEARING_BINS))
+    assert mass == pytest.approx(5 / BEARING_BINS)
+
+
+# Development trays (not the benchmark's) whose arrow faces the print alone gives no bearing
+# for (a glare spot on the shaft, a neighbour's side face) or points the wrong way (17045):
+# the network gives the right one. Without it, 3 of these have none and one points 170
+# degrees the wrong way.
+HARD_TRAYS = (17026, 17031, 17045, 17125)
+
+
+def test_arrows_the_print_misses_or_flips_get_the_network_s_bearing():
+    hard = 0
+    for seed in HARD_TRAYS:
+        shot = random_tray(np.random.default_rng(seed), dice=(0, 3),
+                           special={"scatter": (2, 3)})
+        for truth, (x, y), side in arrows_of(shot):
+            printed = special_dice._arrow_of(special_dice._marks(
+                special_dice._cut(shot.image, x, y, side), side, special_dice.ARROW_LEVELS))
+            got = read_special(shot.image, x, y, side)
+            assert (got.kind, got.value) == ("scatter", "arrow"), f"tray {seed}"
+            assert got.bearing_deg is not None, f"tray {seed}"
+            assert angle_error(got.bearing_deg, truth.bearing_deg) < 3.0, f"tray {seed}"
+            hard += printed is None or angle_error(printed, truth.bearing_deg) > 20
+    assert hard >= 4
+
+
+def test_arrows_of_other_proportions_are_read():
+    """Other makers' arrows (long, short, thin, stout; `tray_faces.random_arrow`): the
+    network was trained on half of them, the print's measure knows no proportions. (The
+    face network saw only the renderer's own arrow: on other seeds it reads a few of these
+    as no arrow at all.)"""
+    bearings = [10.0, 75.0, 140.0, 200.0, 260.0, 330.0]
+    shot = render_roll([Face("scatter", "arrow", b) for b in bearings],
+                       np.random.default_rng(11), size=(1280, 960), arrow_shapes=1.0)
+    plain = render_roll([Face("scatter", "arrow", b) for b in bearings],
+                        np.random.default_rng(11), size=(1280, 960))
+    assert not np.array_equal(shot.image, plain.image)     # other arrows were drawn
+    for truth, (x, y), side in arrows_of(shot):
+        got = read_special(shot.image, x, y, side)
+        assert (got.kind, got.value) == ("scatter", "arrow")
+        assert angle_error(got.bearing_deg, truth.bearing_deg) < 5.0
+
+
+def test_the_network_overrules_the_print_only_when_sure(monkeypatch):
+    """A network unsure of its bearing leaves the print's standing; sure of another, it
+    overrules it; with no print and unsure, there is no bearing (a re-roll)."""
+    crop = np.zeros((40, 40, 3), np.uint8)
+    image = np.zeros((100, 100, 3), np.uint8)
+
+    def network_says(bearing, mass):
+        p = np.full(BEARING_BINS, (1 - mass) / (BEARING_BINS - 1))
+        p[int(round(bearing / (360 / BEARING_BINS))) % BEARING_BINS] = mass
+        monkeypatch.setattr(special_dice, "_bearing_model",
+                            lambda: type("Net", (), {"predict": lambda self, c: p})())
+
+    def printed(bearing):
+        monkeypatch.setattr(special_dice, "_arrow_of", lambda marks: bearing)
+
+    def read():
+        return special_dice._arrow_face_bearing(image, 50, 50, 20, crop)
+
+    printed(92.0)
+    network_says(270.0, 0.5)
+    assert read() == 92.0
+    network_says(90.0, 0.99)
+    assert read() == 92.0
+    network_says(270.0, 0.99)
+    assert angle_error(read(), 270.0) < 1.0
+    printed(None)
+    assert angle_error(read(), 270.0) < 1.0
+    network_says(270.0, 0.5)
+    assert read() is None
