@@ -255,6 +255,7 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
     draw = ImageDraw.Draw(image)
     label_font = font(max(18, round((y1 - y0) / 10)))
     radius = max(10, round(min(shown.size) / 20))
+    placed: list[tuple[float, float, float, float]] = []   # the labels drawn so far
     for mark in marks:
         cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
         colour = MARK_PROBLEM if mark.problem else MARK_OK
@@ -267,15 +268,39 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
                 draw.line((*tip, tip[0] - radius * math.sin(angle + side),
                            tip[1] + radius * math.cos(angle + side)), fill=colour, width=4)
         label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
-        tx, ty = cx + radius + 3, cy - radius - 2
+        tx, ty = _label_place(draw, label, label_font, (cx, cy), radius,
+                              (ox, oy, ox + shown.width, oy + shown.height), placed)
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        if bbox[2] > ox + shown.width:             # keep labels inside the picture
-            tx -= bbox[2] - bbox[0] + 2 * radius + 6
-        if bbox[1] < oy:
-            ty += (oy - bbox[1])
-        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        draw.rectangle((bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2), fill=(0, 0, 0))
+        placed.append((bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2))
+        draw.rectangle(placed[-1], fill=(0, 0, 0))
         draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")
+
+
+def _label_place(draw, label: str, label_font, centre, radius: float, picture,
+                 placed: list) -> tuple[float, float]:
+    """Where a die's label goes (its text's left end and bottom): above right of its mark,
+    or above left where that leaves the picture; where that covers a label placed before
+    (dice side by side), the first free of above left, below right and below left. Kept
+    inside the picture's top edge."""
+    cx, cy = centre
+    x0, y0, x1, _ = picture
+    width = draw.textbbox((0, 0), label, font=label_font, anchor="lb")
+    right, left = cx + radius + 3, cx - radius - 3 - (width[2] - width[0])
+    above, below = cy - radius - 2, cy + radius + 2 + (width[3] - width[1])
+    spots = []
+    for tx, ty in ((right, above), (left, above), (right, below), (left, below)):
+        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
+        if bbox[2] > x1:                       # keep labels inside the picture
+            continue
+        if bbox[1] < y0:
+            ty += y0 - bbox[1]
+            bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
+        spots.append(((tx, ty), (bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2)))
+    for spot, box in spots:
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in placed):
+            return spot
+    return spots[0][0] if spots else (left, above)
 
 
 def zoom_box(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:

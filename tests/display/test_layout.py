@@ -5,6 +5,7 @@ import dataclasses
 from PIL import ImageDraw
 
 from station.display.render import render
+from station.display.screen import DieMark
 
 
 def drawn_text(monkeypatch, screen, size=(800, 480)) -> list[tuple[str, float]]:
@@ -46,3 +47,25 @@ def test_details_that_fit_are_drawn_whole(monkeypatch, screens):
     calls = drawn_text(monkeypatch, screens["resolved"])
     texts = [text for text, _ in calls]
     assert "2D6+5: 4+5+5 = 14" in texts and "14 >= DEF 13: hit" in texts
+
+
+def test_labels_of_dice_side_by_side_do_not_cover_each_other(monkeypatch, screens):
+    """A scatter die with an artillery die just right of it (seen on the station, thirty-first
+    session: "ARROW 184°" and "MF" drawn over each other, "ARROW 1MF'"). The second label
+    goes elsewhere; each label's black box is drawn whole."""
+    boxes = []
+    real = ImageDraw.ImageDraw.rectangle
+
+    def recording(self, xy, *args, **kwargs):
+        if kwargs.get("fill") == (0, 0, 0):
+            boxes.append(tuple(xy))
+        return real(self, xy, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "rectangle", recording)
+    side_by_side = dataclasses.replace(
+        screens["scatter"], marks=[DieMark((180, 160), "ARROW 184°", "grey", "", 183.7),
+                                   DieMark((230, 160), "MF", "blue")])
+    render(side_by_side, (800, 480))
+    assert len(boxes) == 2
+    (a0, a1, a2, a3), (b0, b1, b2, b3) = boxes
+    assert not (a0 < b2 and b0 < a2 and a1 < b3 and b1 < a3), boxes
