@@ -255,11 +255,17 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
     draw = ImageDraw.Draw(image)
     label_font = font(max(18, round((y1 - y0) / 10)))
     radius = max(10, round(min(shown.size) / 20))
-    placed: list[tuple[float, float, float, float]] = []   # the labels drawn so far
-    for mark in marks:
+    # What a label must not cover, each with the index of the die it belongs to: the dice's
+    # rings, the scatter arrows (a label over one hides the way it points), labels drawn.
+    taken: list[tuple[int, tuple[float, float, float, float]]] = []
+    shown_marks = []
+    for index, mark in enumerate(marks):
         cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
         colour = MARK_PROBLEM if mark.problem else MARK_OK
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
+        taken.append((index, (cx - radius, cy - radius, cx + radius, cy + radius)))
+        taken.append((-1, (cx - 3, cy - 3, cx + 3, cy + 3)))   # its own label may cross the
+                                                              # ring, not the die itself
         if mark.bearing_deg is not None and not mark.problem:   # the scatter arrow's way
             angle = math.radians(mark.bearing_deg)
             tip = (cx + 3.5 * radius * math.sin(angle), cy - 3.5 * radius * math.cos(angle))
@@ -267,40 +273,46 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
             for side in (-0.5, 0.5):
                 draw.line((*tip, tip[0] - radius * math.sin(angle + side),
                            tip[1] + radius * math.cos(angle + side)), fill=colour, width=4)
+            taken += [(-1, (x - 3, y - 3, x + 3, y + 3)) for k in range(1, 13)
+                      for x, y in [(cx + (tip[0] - cx) * k / 12, cy + (tip[1] - cy) * k / 12)]]
+        shown_marks.append((index, mark, cx, cy, colour))
+    for index, mark, cx, cy, colour in shown_marks:
         label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
         tx, ty = _label_place(draw, label, label_font, (cx, cy), radius,
-                              (ox, oy, ox + shown.width, oy + shown.height), placed)
+                              (ox, oy, ox + shown.width, oy + shown.height),
+                              [box for owner, box in taken if owner != index])
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        placed.append((bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2))
-        draw.rectangle(placed[-1], fill=(0, 0, 0))
+        box = (bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2)
+        taken.append((-1, box))
+        draw.rectangle(box, fill=(0, 0, 0))
         draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")
 
 
 def _label_place(draw, label: str, label_font, centre, radius: float, picture,
-                 placed: list) -> tuple[float, float]:
-    """Where a die's label goes (its text's left end and bottom): above right of its mark,
-    or above left where that leaves the picture; where that covers a label placed before
-    (dice side by side), the first free of above left, below right and below left. Kept
-    inside the picture's top edge."""
+                 taken: list) -> tuple[float, float]:
+    """Where a die's label goes (its text's left end and bottom): beside its mark above
+    right, else the first of above left, below right and below left that covers none of the
+    boxes `taken` (the die's own middle, another die's ring or label, a scatter arrow): those
+    inside the picture first (down from its top edge if need be), then the others moved in
+    from its side; the first of them if none is free."""
     cx, cy = centre
-    x0, y0, x1, _ = picture
+    x0, y0, x1, y1 = picture
     width = draw.textbbox((0, 0), label, font=label_font, anchor="lb")
     right, left = cx + radius + 3, cx - radius - 3 - (width[2] - width[0])
     above, below = cy - radius - 2, cy + radius + 2 + (width[3] - width[1])
-    spots = []
+    fits, moved = [], []        # the spots inside the picture first, then the others moved in
     for tx, ty in ((right, above), (left, above), (right, below), (left, below)):
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        if bbox[2] > x1:                       # keep labels inside the picture
-            continue
-        if bbox[1] < y0:
-            ty += y0 - bbox[1]
-            bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        spots.append(((tx, ty), (bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2)))
-    for spot, box in spots:
-        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                   for b in placed):
+        dx = max(0, x0 - bbox[0]) - max(0, bbox[2] - x1)
+        dy = max(0, y0 - bbox[1]) - max(0, bbox[3] - y1)
+        box = (bbox[0] + dx - 3, bbox[1] + dy - 2, bbox[2] + dx + 3, bbox[3] + dy + 2)
+        (moved if dx else fits).append(((tx + dx, ty + dy), box))
+    spots = fits + moved
+    for spot, box in spots:     # touching by a pixel or two (rounding) is not covering
+        if not any(box[0] < b[2] - 2 and b[0] < box[2] - 2 and box[1] < b[3] - 2
+                   and b[1] < box[3] - 2 for b in taken):
             return spot
-    return spots[0][0] if spots else (left, above)
+    return spots[0][0]
 
 
 def zoom_box(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:

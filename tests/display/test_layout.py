@@ -69,3 +69,33 @@ def test_labels_of_dice_side_by_side_do_not_cover_each_other(monkeypatch, screen
     assert len(boxes) == 2
     (a0, a1, a2, a3), (b0, b1, b2, b3) = boxes
     assert not (a0 < b2 and b0 < a2 and a1 < b3 and b1 < a3), boxes
+
+
+def test_a_label_leaves_its_scatter_arrow_in_sight(monkeypatch, screens):
+    """An arrow pointing up, where a label goes first (above right, or above left by the
+    picture's edge): the label goes elsewhere (seen on the station: "ARROW 326°" drawn
+    over the arrow it names)."""
+    boxes, lines = [], []
+    real_rectangle, real_line = ImageDraw.ImageDraw.rectangle, ImageDraw.ImageDraw.line
+
+    def rectangle(self, xy, *args, **kwargs):
+        if kwargs.get("fill") == (0, 0, 0):
+            boxes.append(tuple(xy))
+        return real_rectangle(self, xy, *args, **kwargs)
+
+    def line(self, xy, *args, **kwargs):
+        lines.append(tuple(xy))
+        return real_line(self, xy, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "rectangle", rectangle)
+    monkeypatch.setattr(ImageDraw.ImageDraw, "line", line)
+    for bearing in (20.0, 45.0, 70.0, 290.0, 315.0, 340.0):
+        boxes.clear(), lines.clear()
+        up_right = dataclasses.replace(screens["scatter"], marks=[
+            DieMark((300, 300), f"ARROW {bearing:.0f}°", "white", "", bearing)])
+        render(up_right, (800, 480))
+        (x0, y0, x1, y1), = boxes
+        shaft = [xy for xy in lines if len(xy) == 4][0]      # from the die to the tip
+        points = [(shaft[0] + (shaft[2] - shaft[0]) * k / 20,
+                   shaft[1] + (shaft[3] - shaft[1]) * k / 20) for k in range(21)]
+        assert not any(x0 < x < x1 and y0 < y < y1 for x, y in points), bearing
