@@ -58,3 +58,20 @@ def test_calibration_profile_adds_tray_millimetres(tmp_path, capsys):
     assert dice and all(len(d["center_mm"]) == 2 for d in dice)
     assert main(["read", str(image), "--calibration", str(tmp_path / "none.json")]) == 2
     assert "calibrat" in capsys.readouterr().err
+
+
+def test_summary_says_when_an_arrow_s_bearing_was_not_read():
+    """An arrow without a bearing cannot scatter anything (SCAT-2): the summary says what to
+    do. A HIT without one is a full reading (its small arrow is optional)."""
+    from station.cli.commands.read import summary
+    from station.vision.types import DetectedDie
+
+    def scatter(value, bearing):
+        return DetectedDie("scatter", value, (100.0, 80.0), 0.9, "white", bearing_deg=bearing)
+
+    out = summary("tray.png", [scatter("arrow", None), scatter("arrow", 123.4),
+                               scatter("hit", None)])
+    lines = out.splitlines()
+    assert "scatter die: arrow, bearing not read: re-roll it or enter it as arrow@DEG" in out
+    assert "  scatter die: arrow, bearing 123 deg at (100, 80)" in lines
+    assert "  scatter die: hit at (100, 80)" in lines
