@@ -1,4 +1,4 @@
-"""Train the scatter arrow's bearing network; writes the weights read by `special_dice._bearing`.
+"""Train the scatter arrow's bearing network (`special_dice.BEARING_WEIGHTS`).
 
     # the station's venv: render trays of scatter dice, cut the arrow faces
     PYTHONPATH=. python station/vision/training/train_bearing.py cut --trays 50000 50600 --out a.npz
