@@ -318,15 +318,40 @@ def turn_and_mirror(batch):
     return mirror(torch.rot90(batch, int(torch.randint(4, ())), dims=(2, 3)))
 
 
-def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128) -> None:
-    """The training loop of the dice networks: AdamW with a one-cycle schedule and label
-    smoothing over the samples `pool` (indices into x, y: classes, or each class's
-    probability), each batch through `augment`."""
+def start_from(model, weights: Path) -> None:
+    """Start training from exported weights of the same network (`--init`): its convolutions
+    (exported with their batch norms folded in) and linear layers, in order; the batch norms
+    start as identities."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    graph = onnx.load(str(weights)).graph
+    values = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    nodes = [n for n in graph.node if n.op_type in ("Conv", "Gemm")]
+    layers = [m for m in model if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    if len(nodes) != len(layers):
+        raise ValueError(f"{weights} has {len(nodes)} layers with weights, the network "
+                         f"{len(layers)}: not the same network")
+    batch_norms = [m for m in model if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        for layer, node in zip(layers, nodes):
+            layer.weight.copy_(values[node.input[1]])
+            layer.bias.copy_(values[node.input[2]])
+        for norm in batch_norms:
+            norm.weight.fill_(1.0), norm.bias.zero_()
+            norm.running_mean.zero_(), norm.running_var.fill_(1.0 - norm.eps)
+
+
+def fit(model, x, y, pool, epochs: int, augment, t0: float, batch_size: int = 128,
+        max_lr: float = 3e-3) -> None:
+    """The training loop of the dice networks: AdamW with a one-cycle schedule (peaking at
+    `max_lr`) and label smoothing over the samples `pool` (indices into x, y: classes, or
+    each class's probability), each batch through `augment`."""
     import torch
 
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     steps = epochs * math.ceil(len(pool) / batch_size)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     for epoch in range(epochs):
         model.train()

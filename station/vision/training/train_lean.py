@@ -54,7 +54,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
+from station.vision.training.train_classifier import (  # noqa: E402
+    DEFAULT_DATA, held_out, start_from)
 
 SIZE, CONTEXT, VIEWS = 64, 2.0, 3
 CHANNELS = (8, 16, 32, 32)
@@ -210,7 +211,7 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
     s = SIZE >> len(CHANNELS)
     model = nn.Sequential(*layers, nn.Flatten(), nn.Linear(cin * s * s, 2))
     if init is not None:
-        _start_from(model, init)
+        start_from(model, init)
     x_all = crops[~check].reshape(-1, *crops.shape[2:])
     y_all = np.repeat(labels[~check], VIEWS)
     r_all = np.repeat(radials[~check], VIEWS)
@@ -248,27 +249,6 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
                       input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
     print("wrote", out)
-
-
-def _start_from(model, weights: Path) -> None:
-    """Start training from an exported lean check (`--init`): its convolutions (exported with
-    their batch norms folded in) and its linear layer; the batch norms start as identities."""
-    import onnx
-    import torch
-    from onnx import numpy_helper
-    graph = onnx.load(str(weights)).graph
-    values = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
-    convs = [n for n in graph.node if n.op_type == "Conv"]
-    linear = next(n for n in graph.node if n.op_type == "Gemm")
-    layers = [m for m in model if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
-    batch_norms = [m for m in model if isinstance(m, torch.nn.BatchNorm2d)]
-    with torch.no_grad():
-        for layer, node in zip(layers, convs + [linear]):
-            layer.weight.copy_(values[node.input[1]])
-            layer.bias.copy_(values[node.input[2]])
-        for norm in batch_norms:
-            norm.weight.fill_(1.0), norm.bias.zero_()
-            norm.running_mean.zero_(), norm.running_var.fill_(1.0 - norm.eps)
 
 
 def _augment(crops: np.ndarray, rng) -> np.ndarray:
