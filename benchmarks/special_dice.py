@@ -16,7 +16,8 @@ that special dice are expected (as the service does when the rules ask for them)
   arrow faces, on HIT faces' small arrows, uncalibrated (image bearing) and calibrated (tray
   bearing through a profile computed from the tray's ArUco markers); an arrow read as an
   arrow but given no bearing is counted on its own, and again in a median/p95 that counts it
-  as a 180-degree error (for the player it is a failure: the bearing must be typed in);
+  as a 180-degree error (for the player it is a failure: the bearing must be typed in); HIT
+  faces drawn without a small arrow but given a bearing (a direction the die does not show);
 - artillery: faces right / total, per font;
 - scatter and artillery right by the size of the die's top face in the frame (`SIDE_BANDS`
   pixels): how near the camera must be (`station calibrate tray` tells a build its dice's
@@ -187,6 +188,8 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
             else:
                 truth = t.bearing_tray_deg if calibrated else t.bearing_deg
                 stats[key].append(angle_error(got.bearing_deg, truth))
+        counts["hit without arrow given a bearing"] += right and t.bearing_deg is None and \
+            got.bearing_deg is not None
     else:
         fonts[t.font] += 1
         counts["artillery right"] += right
@@ -222,6 +225,8 @@ def report(name: str, result: dict) -> None:
                 worst = np.concatenate([errors, np.full(missing, 180.0)])
                 print(f"    counting those as 180 deg: median {np.median(worst):.2f} deg, "
                       f"p95 {np.percentile(worst, 95):.2f} deg (n={len(worst)})")
+    print(f"  HIT faces drawn without a small arrow given a bearing: "
+          f"{c['hit without arrow given a bearing']}")
     print(f"artillery right: {c['artillery right']}/{c['artillery']} "
           f"({100 * c['artillery right'] / max(1, c['artillery']):.2f} %)")
     for font, n in sorted(result["fonts"].items()):
