@@ -35,7 +35,10 @@ Out of the box, no teaching at the table:
 4. An arrow face's bearing is checked by a bearing network (`weights/scatter_bearing.onnx`,
    trained by `station/vision/training/train_bearing.py`) that reads the arrow's direction
    off the face network's crop: where the print gives none (glare across the shaft) or one
-   the network is sure points elsewhere, the network's bearing is taken.
+   the network is sure points elsewhere, the network's bearing is taken. A HIT face's small
+   arrow has a network of its own (`weights/scatter_hit_bearing.onnx`, the same script),
+   trained also on HIT faces drawn without one, where it learns to be unsure: it gives no
+   bearing there.
 RULES.md SCAT-1..3 use these readings.
 """
 
@@ -107,6 +110,12 @@ BEARING_SURE = 0.7          # the network's bins round its bearing hold this muc
                             # it is sure enough to overrule the print, or to stand alone
                             # (both chosen on development trays, docs/history/special-dice.md,
                             # thirty-first session)
+HIT_BEARING_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights",
+                                   "scatter_hit_bearing.onnx")
+HIT_BEARING_AGREE = 10.0    # the same for a HIT face's small arrow and its network (chosen
+HIT_BEARING_SURE = 0.6      # on development trays, thirty-second session; under
+                            # SMALL_ARROW_SIDE neither gives one: 0.93 sure, the network
+                            # still put a 17 px die's small arrow 177 degrees off)
 
 
 @dataclass
@@ -169,8 +178,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     if label == "arrow":
         return SpecialReading("scatter", "arrow", _arrow_face_bearing(image, x, y, side, crop),
                               confidence, (x, y))
-    bearing = _small_arrow_of(_marks(crop, side)) if side >= SMALL_ARROW_SIDE else None
-    return SpecialReading("scatter", "hit", bearing, confidence, (x, y))
+    return SpecialReading("scatter", "hit", _hit_face_bearing(image, x, y, side, crop),
+                          confidence, (x, y))
 
 
 def _face_of(probs: np.ndarray, outline_side: float, cocked_from: float) -> float:
@@ -384,10 +393,31 @@ def _arrow_face_bearing(image: np.ndarray, x: float, y: float, side: float,
     disagrees; the network's where the print gives none (glare across the shaft, a
     neighbour's side face, a blurred head) and it is sure; else None (a re-roll, SCAT-2)."""
     printed = _arrow_of(_marks(crop, side, ARROW_LEVELS))
-    seen, mass = bearing_of_probabilities(_bearing_model().predict(face_crop(image, x, y, side)))
-    if printed is not None and (_off(printed, seen) <= BEARING_AGREE or mass < BEARING_SURE):
+    return _checked_bearing(printed, _bearing_model().predict(face_crop(image, x, y, side)),
+                            BEARING_AGREE, BEARING_SURE)
+
+
+def _hit_face_bearing(image: np.ndarray, x: float, y: float, side: float,
+                      crop: np.ndarray) -> float | None:
+    """The bearing of a HIT face's small arrow, as an arrow face's (`_arrow_face_bearing`)
+    with the HIT network (`HIT_BEARING_WEIGHTS`); None where the face shows no small arrow
+    (the network is unsure there), it cannot be read, or the die is under SMALL_ARROW_SIDE."""
+    if side < SMALL_ARROW_SIDE:
+        return None
+    return _checked_bearing(_small_arrow_of(_marks(crop, side)),
+                            _hit_bearing_model().predict(face_crop(image, x, y, side)),
+                            HIT_BEARING_AGREE, HIT_BEARING_SURE)
+
+
+def _checked_bearing(printed: float | None, probs: np.ndarray, agree: float, sure: float
+                     ) -> float | None:
+    """The print's bearing unless a bearing network whose `probs` hold at least `sure` round
+    another bearing disagrees by more than `agree` degrees; the network's where the print
+    gives none and it is that sure; else None (a re-roll, SCAT-2)."""
+    seen, mass = bearing_of_probabilities(probs)
+    if printed is not None and (_off(printed, seen) <= agree or mass < sure):
         return printed
-    return seen if mass >= BEARING_SURE else None
+    return seen if mass >= sure else None
 
 
 def _off(a: float, b: float) -> float:
@@ -586,7 +616,7 @@ def _small_arrow_bearing(blobs: list[_Blob]) -> float | None:
 
 
 class _BearingNet:
-    """The scatter arrow's bearing network (`training/train_bearing.py`)."""
+    """A scatter arrow's bearing network (`training/train_bearing.py`)."""
 
     def __init__(self, path: str) -> None:
         self.net = Network(path)
@@ -655,6 +685,11 @@ def _bearing_model() -> _BearingNet:
 
 
 @functools.cache
+def _hit_bearing_model() -> _BearingNet:
+    return _BearingNet(_committed(HIT_BEARING_WEIGHTS, "train_bearing.py"))
+
+
+@functools.cache
 def _lean_model() -> LeanCheck:
     return LeanCheck(_committed(LEAN_WEIGHTS, "train_special_lean.py"))
 
@@ -662,5 +697,6 @@ def _lean_model() -> LeanCheck:
 def warm_up_special() -> None:
     """Load the face, bearing and lean networks and run them once (`reader.warm_up`)."""
     _model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
-    _bearing_model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
+    for bearing_model in (_bearing_model, _hit_bearing_model):
+        bearing_model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
     _lean_model().predict_at(np.zeros((1, LEAN_SIZE, LEAN_SIZE, 3), np.uint8), [0.0])

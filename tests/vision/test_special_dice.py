@@ -136,7 +136,8 @@ def test_cocked_special_dice_are_flagged_not_read():
 @pytest.mark.parametrize("weights, model, script", [
     ("WEIGHTS", special_dice._model, "train_special.py"),
     ("LEAN_WEIGHTS", special_dice._lean_model, "train_special_lean.py"),
-    ("BEARING_WEIGHTS", special_dice._bearing_model, "train_bearing.py")])
+    ("BEARING_WEIGHTS", special_dice._bearing_model, "train_bearing.py"),
+    ("HIT_BEARING_WEIGHTS", special_dice._hit_bearing_model, "train_bearing.py")])
 def test_missing_weights_say_how_to_get_them(monkeypatch, tmp_path, weights, model, script):
     monkeypatch.setattr(special_dice, weights, str(tmp_path / "gone.onnx"))
     model.cache_clear()
