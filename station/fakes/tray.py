@@ -23,7 +23,8 @@ import numpy as np
 
 from station.fakes.tray_camera import Camera, make_camera, rot_y, rot_z
 from station.fakes.tray_faces import (DIE_COLOURS, TEXTURE, FaceStyle, available_fonts,
-                                      face_texture, random_arrow, random_style)
+                                      face_texture, random_arrow, random_small_arrow,
+                                      random_style)
 from station.rules.faces import ARTILLERY_FACES, Face
 from station.vision.calibration import MARKER_MM, TILE_MM, marker_corners_mm, marker_image
 
@@ -549,7 +550,8 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 colours: list[str] | None = None, floor: str | None = None,
                 finish: Finish | None = None, materials: float = 0.0,
                 by_wall: float = 0.0, marks: dict | None = None,
-                marked: float = 1.0, arrow_shapes: float = 0.0) -> RenderedTray:
+                marked: float = 1.0, arrow_shapes: float = 0.0,
+                small_arrow_shapes: float = 0.0) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
@@ -569,7 +571,8 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     ones); None (the default) renders every seed as it always did.
     arrow_shapes: chance per scatter die that its arrow has another maker's proportions
     (`tray_faces.random_arrow`; training data); 0 (the default) renders every seed as it
-    always did.
+    always did. small_arrow_shapes: the same for a HIT face's small arrow
+    (`tray_faces.random_small_arrow`).
     """
     size = (int(size[0]), int(size[1]))
     if not (160 <= size[0] <= 8192 and 120 <= size[1] <= 8192):
@@ -589,6 +592,9 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
     for pose in poses if arrow_shapes > 0 else ():
         if pose.face.kind == "scatter" and rng.random() < arrow_shapes:
             pose.style = replace(pose.style, arrow=random_arrow(rng))
+    for pose in poses if small_arrow_shapes > 0 else ():
+        if pose.face.kind == "scatter" and rng.random() < small_arrow_shapes:
+            pose.style = replace(pose.style, small_arrow=random_small_arrow(rng))
     for pose in poses:
         if pose.face.kind == "scatter" and pose.face.bearing_deg is not None:
             pose.arrow_deg = 0.0

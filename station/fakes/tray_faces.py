@@ -116,6 +116,8 @@ class FaceStyle:
     # The arrow face's arrow: length and shaft width (shares of the face), the head's share of
     # the length and its width in shaft widths (`random_arrow` varies them).
     arrow: tuple[float, float, float, float] = (0.72, 0.11, 0.36, 3.0)
+    # The HIT face's small arrow, in the same terms (`random_small_arrow` varies it).
+    small_arrow: tuple[float, float, float, float] = (0.26, 0.05, 0.42, 3.0)
     # Unusual materials (`random_style(materials=...)`); the defaults draw a plain die.
     material: str = "plain"    # "plain", "marbled", "translucent", "metallic", "low-contrast"
     body_texture: np.ndarray | None = None  # per-pixel body colour (swirls, metal sheen)
@@ -335,6 +337,12 @@ def random_arrow(rng: np.random.Generator) -> tuple[float, float, float, float]:
             float(rng.uniform(0.25, 0.5)), float(rng.uniform(2.2, 3.6)))
 
 
+def random_small_arrow(rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """A HIT face's small arrow of another die maker's proportions (`FaceStyle.small_arrow`)."""
+    return (float(rng.uniform(0.18, 0.34)), float(rng.uniform(0.035, 0.075)),
+            float(rng.uniform(0.3, 0.5)), float(rng.uniform(2.2, 3.6)))
+
+
 def arrow_polygon(length: float, width: float, head_frac: float = 0.4,
                   head_width: float | None = None) -> np.ndarray:
     """An arrow pointing up (texture -y), centred on (0, 0): shaft then triangular head."""
@@ -377,7 +385,9 @@ def scatter_face(value: str, angle_deg: float, style: FaceStyle) -> np.ndarray:
         x0 = int(c * ss - w / 2)
         mask[y0:y0 + h, x0:x0 + w] = np.maximum(mask[y0:y0 + h, x0:x0 + w], word)
         if style.hit_arrow:
-            _draw_polygon(mask, arrow_polygon(TEXTURE * 0.26, TEXTURE * 0.05, 0.42),
+            length, width, head, head_width = style.small_arrow
+            _draw_polygon(mask, arrow_polygon(TEXTURE * length, TEXTURE * width, head,
+                                              TEXTURE * width * head_width),
                           angle_deg, (c, c + TEXTURE * 0.28), ss)
     mask = cv2.resize(mask, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA)
     _paint(face, mask, style.ink)

@@ -11,7 +11,8 @@ from station.fakes.tray import (DiePose, Finish, _face_corners, draw_dice, place
                                 random_look, random_tray, render_roll)
 from station.fakes.tray_camera import make_camera
 from station.fakes.tray_faces import (TEXTURE, FaceStyle, available_fonts, pip_face,
-                                      random_style, unusual_style)
+                                      random_small_arrow, random_style, scatter_face,
+                                      unusual_style)
 from station.rules.faces import Face
 
 CLEAN = Finish(blur=0.0, noise=0.0, jpeg_quality=None, vignette=0.0)
@@ -183,3 +184,21 @@ def test_by_wall_lays_flat_dice_against_the_tray_wall():
     loose = place_dice(faces, np.random.default_rng(8), look, 16.0, touching=0.0, cocked=0.0,
                        fonts=available_fonts())
     assert sum(_gap_to_wall(p, look) <= 1.0 for p in loose) <= 1
+
+
+def test_hit_faces_small_arrow_in_other_makers_proportions():
+    """`small_arrow_shapes` draws a HIT face's small arrow in other proportions (a bigger
+    one holds more ink); the word is the same, and at 0 no random number is drawn for it."""
+    plain = FaceStyle(body=(40, 120, 40), ink=(240, 240, 238), colour="green")
+    big = dataclasses.replace(plain, small_arrow=(0.34, 0.075, 0.4, 3.0))
+    ink = [int((scatter_face("hit", 90.0, style).min(axis=2) > 200).sum())
+           for style in (plain, big, dataclasses.replace(plain, hit_arrow=False))]
+    assert ink[1] > ink[0] > ink[2]
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        length, width = random_small_arrow(rng)[:2]
+        assert 0.18 <= length <= 0.34 and 0.035 <= width <= 0.075
+    faces = [Face("scatter", "hit", 40.0), Face("scatter", "arrow", 200.0)]
+    base = render_roll(faces, np.random.default_rng(8), size=(640, 480))
+    again = render_roll(faces, np.random.default_rng(8), size=(640, 480), small_arrow_shapes=0.0)
+    assert np.array_equal(base.image, again.image)
