@@ -3,6 +3,7 @@
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
         [--expect-special] [--faces OTHER.onnx] [--cocked-probability P]
         [--outline-cocked-probability P] [--min-probability P] [--lean-cutoff P]
+        [--other-arrows SHARE]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -16,7 +17,9 @@ that special dice are expected (as the service does when the rules ask for them)
   arrow faces, on HIT faces' small arrows, uncalibrated (image bearing) and calibrated (tray
   bearing through a profile computed from the tray's ArUco markers); an arrow read as an
   arrow but given no bearing is counted on its own, and again in a median/p95 that counts it
-  as a 180-degree error (for the player it is a failure: the bearing must be typed in); HIT
+  as a 180-degree error (for the player it is a failure: the bearing must be typed in), and
+  for HIT faces how many of those are on dice under `special_dice.SMALL_ARROW_SIDE` (where
+  no small-arrow bearing is given by design); HIT
   faces drawn without a small arrow but given a bearing (a direction the die does not show);
 - artillery: faces right / total, per font;
 - scatter and artillery right by the size of the die's top face in the frame (`SIDE_BANDS`
@@ -37,6 +40,9 @@ network's cut-offs (`special_dice.COCKED_PROBABILITY`, on a die's own crop, the 
 die; `OUTLINE_COCKED_PROBABILITY`, on a segmented outline's crop, end to end only;
 `MIN_PROBABILITY`) for a trial; --lean-cutoff the lean check's (`special_dice.LEAN_CUTOFF`,
 P(leaning) from which a die read as a face is flagged cocked; above 1 the check never flags).
+--other-arrows SHARE draws that share of the scatter dice's arrows, and of the HIT faces'
+small arrows, in other makers' proportions (`random_arrow`, `random_small_arrow`): other
+trays than the default's, which has none.
 """
 
 from __future__ import annotations
@@ -114,7 +120,8 @@ def flagged_cocked(got) -> bool:
 
 
 def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
-        whole_reader: bool = False, cocked: float = 0.0, expect_special: bool = False) -> dict:
+        whole_reader: bool = False, cocked: float = 0.0, expect_special: bool = False,
+        other_arrows: float = 0.0) -> dict:
     rng = np.random.default_rng(seed)
     stats = defaultdict(list)
     counts = Counter()
@@ -124,7 +131,8 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
     for index in range(trays):
         shot = random_tray(rng, dice=(0, 6), special={"scatter": (1, 2), "artillery": (1, 2)},
                            markers=calibrated, yaw_deg=float(rng.uniform(-180, 180))
-                           if calibrated else None, cocked=cocked)
+                           if calibrated else None, cocked=cocked, arrow_shapes=other_arrows,
+                           small_arrow_shapes=other_arrows)
         profile = None
         if calibrated:
             try:
@@ -185,6 +193,8 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
             key = "arrow" if t.value == "arrow" else "hit arrow"
             if got.bearing_deg is None:
                 counts[f"{key} without bearing"] += 1
+                counts[f"{key} without bearing, small"] += \
+                    side_px(t) < special_dice.SMALL_ARROW_SIDE
             else:
                 truth = t.bearing_tray_deg if calibrated else t.bearing_deg
                 stats[key].append(angle_error(got.bearing_deg, truth))
@@ -219,7 +229,9 @@ def report(name: str, result: dict) -> None:
             print(f"  {key} bearing error: median {np.median(errors):.2f} deg, "
                   f"p95 {np.percentile(errors, 95):.2f} deg, max {errors.max():.1f} deg, "
                   f"over 20 deg: {int((errors > 20).sum())} "
-                  f"(n={len(errors)}; without a bearing: {c[key + ' without bearing']})")
+                  f"(n={len(errors)}; without a bearing: {c[key + ' without bearing']}"
+                  + (f", on dice under {special_dice.SMALL_ARROW_SIDE} px: "
+                     f"{c[key + ' without bearing, small']})" if key == "hit arrow" else ")"))
             missing = c[key + " without bearing"]
             if missing:
                 worst = np.concatenate([errors, np.full(missing, 180.0)])
@@ -261,6 +273,9 @@ def main() -> int:
     parser.add_argument("--expect-special", action="store_true",
                         help="end to end: tell read_tray that special dice are expected")
     parser.add_argument("--verbose", action="store_true", help="print every miss to stderr")
+    parser.add_argument("--other-arrows", type=float, default=0.0, metavar="SHARE",
+                        help="draw this share of the scatter dice's arrows, the HIT faces' "
+                        "small ones too, in other makers' proportions (other trays)")
     parser.add_argument("--faces", help="another face network (ONNX) instead of the "
                         "committed one, to compare a trial network")
     parser.add_argument("--cocked-probability", type=float,
@@ -291,13 +306,16 @@ def main() -> int:
     mode = "end to end" if args.end_to_end else "per die"
     if args.end_to_end and args.expect_special:
         mode += ", special dice expected"
+    if args.other_arrows:
+        mode += f", other makers' arrows {args.other_arrows:g}"
     runs = {"uncalibrated": (args.trays, args.seed, False, 0.0),
             "calibrated": (args.trays, args.seed + 1, True, 0.0),
             "cocked": (max(1, args.trays // 5), args.seed + 2, False, 0.3)}
     for name, (trays, seed, calibrated, cocked) in runs.items():
         if args.only in (None, name):
             report(f"{name}, {mode}", run(trays, seed, calibrated, args.verbose,
-                                          args.end_to_end, cocked, args.expect_special))
+                                          args.end_to_end, cocked, args.expect_special,
+                                          args.other_arrows))
     return 0
 
 

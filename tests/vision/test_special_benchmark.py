@@ -43,6 +43,16 @@ def test_without_faces_the_committed_network_reads(monkeypatch, capsys, fresh_ne
     assert special_dice.WEIGHTS.endswith("weights/special_faces.onnx")
 
 
+def test_other_arrows_reads_other_trays(monkeypatch, capsys, fresh_network):
+    """--other-arrows draws other makers' arrows (another set of trays, named in the report)."""
+    assert run_benchmark(monkeypatch) == 0
+    plain = capsys.readouterr().out
+    assert run_benchmark(monkeypatch, "--other-arrows", "1") == 0
+    other = capsys.readouterr().out
+    assert other.startswith("== cocked, per die, other makers' arrows 1:")
+    assert plain.splitlines()[1:] != other.splitlines()[1:]
+
+
 @pytest.fixture
 def committed_cut_offs(monkeypatch):
     monkeypatch.setattr(special_dice, "COCKED_PROBABILITY", special_dice.COCKED_PROBABILITY)
@@ -95,3 +105,25 @@ def test_a_flat_special_die_read_wrong_is_counted(reading, wrong, as_d6):
     assert counts["artillery right"] == (reading is not None and reading.value == 8)
     assert counts["artillery 16-20 right"] == counts["artillery right"]
 
+
+
+@pytest.mark.parametrize("truth_bearing, read_bearing, corners, counted", [
+    (90.0, None, SQUARE_18, {"hit arrow without bearing": 1,
+                             "hit arrow without bearing, small": 1}),
+    (90.0, None, SQUARE_18 * 2, {"hit arrow without bearing": 1,
+                                 "hit arrow without bearing, small": 0}),
+    (90.0, 92.0, SQUARE_18, {"hit arrow without bearing": 0}),
+    (None, 92.0, SQUARE_18, {"hit without arrow given a bearing": 1}),
+    (None, None, SQUARE_18, {"hit without arrow given a bearing": 0}),
+])
+def test_hit_small_arrow_bearings_are_counted(truth_bearing, read_bearing, corners, counted):
+    """A HIT face's small arrow left without a bearing, and whether its die is under
+    SMALL_ARROW_SIDE (none is given there by design); a bearing given to a HIT face drawn
+    without a small arrow."""
+    bench = runpy.run_path(str(BENCHMARK))
+    counts, stats = Counter(), defaultdict(list)
+    bench["score"](0, Truth("scatter", "hit", (), None, truth_bearing, truth_bearing, corners),
+                   Reading("scatter", "hit", read_bearing, ()), False, counts, stats,
+                   Counter(), Counter(), False)
+    assert {key: counts[key] for key in counted} == counted
+    assert stats["hit arrow"] == ([2.0] if truth_bearing and read_bearing else [])
