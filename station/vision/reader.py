@@ -2,7 +2,9 @@
 
 1. Scale: the frame is searched at a working size (long side at most `WORK_SIDE`); when the dice
    turn out small there, the search is repeated at a finer working size, so a 640x480 webcam
-   and a 4K camera give dice of similar pixel size to the classifier.
+   and a 4K camera give dice of similar pixel size to the classifier (and at a coarser one
+   too when those small dice are all read as 1s: pips of dice a soft frame shows no outline
+   of, `_all_ones`).
 2. Candidates from the edges (`segment.py`), generous on purpose.
 3. Each candidate is cut from the full-resolution frame as a scale-normalised crop
    (`crops.py`); a cheap gate network drops the crops that are surely not dice, and the
@@ -1397,13 +1399,32 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         work_die = float(np.median([c.side for c, _ in dice])) * edges.scale
         if work_die < MIN_WORK_DIE:
             finer = int(WORK_SIDE * min(MIN_WORK_DIE * 1.5 / work_die, 1.0 / edges.scale))
+            pips_as_dice = _all_ones(dice)
             dice, _, special = _search(source, finer, skip)
+            if pips_as_dice:
+                # Small dice all read as 1s: likely the pips of larger dice whose outlines
+                # a soft frame did not show (white dice on a white tray, an enlarged
+                # frame). Searched coarser too, the reading that counts more pips is kept.
+                coarser = _search(source, WORK_SIDE // 2, skip)
+                if _pips_read(coarser[0]) > _pips_read(dice):
+                    dice, _, special = coarser
     dice = _lean_check(source, dice)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
+
+
+def _all_ones(dice: list[tuple[Candidate, np.ndarray]]) -> bool:
+    """At least two dice read as a pip face, every one of them a 1."""
+    faces = [int(p[1:].argmax()) + 1 for _, p in dice if _pip_face(p, READABLE)]
+    return len(faces) >= 2 and all(face == 1 for face in faces)
+
+
+def _pips_read(dice: list[tuple[Candidate, np.ndarray]]) -> int:
+    """The pips on the dice read as a pip face `SURE` sure."""
+    return sum(int(p[1:].argmax()) + 1 for _, p in dice if _pip_face(p, SURE))
 
 
 def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]

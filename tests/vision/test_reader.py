@@ -92,3 +92,17 @@ def test_a_die_declined_at_its_outline_is_read_on_a_tighter_crop():
     x0, y0, x1, y1 = six["box"]
     seen = [d for d in read_tray(image) if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
     assert [(d.value, d.flags) for d in seen] == [(6, [])]
+
+
+def test_pips_of_white_dice_in_an_enlarged_soft_frame_are_not_read_as_dice():
+    # Five white dice on a white tray, the photo enlarged twice over (a soft 1280x1280
+    # frame): the first search finds only their pips, as small dice all read as 1s; the
+    # finer search would find more pips. A search at half the working size finds the dice
+    # (reader._all_ones; docs/history/vision.md, thirty-third session).
+    folder = Path(__file__).parent / "data" / "real-train"
+    labels = json.loads((folder / "labels.json").read_text())["IMG_20191209_100719.jpg"]
+    image = cv2.imread(str(folder / "IMG_20191209_100719.jpg"))
+    enlarged = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    big_labels = [{"value": lab["value"], "box": [2 * v for v in lab["box"]]} for lab in labels]
+    score = score_image(read_tray(enlarged), big_labels)
+    assert (score.labelled, score.correct, score.false) == (5, 5, 0), score.confusion_text()
