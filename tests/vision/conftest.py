@@ -1,3 +1,4 @@
+import importlib.util
 import json
 from pathlib import Path
 
@@ -8,6 +9,18 @@ import pytest
 from station.vision.classifier import CLASSES
 
 REAL = Path(__file__).parent / "data" / "real"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="session")
+def benchmark_module():
+    """load(NAME): benchmarks/NAME.py as a module (the benchmarks are scripts, not a package)."""
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load
 
 
 @pytest.fixture(scope="session")

@@ -2,23 +2,16 @@
 accuracy line relabels exactly the dice the audit names, each of them in the labels, and adds
 the dice it names as unlabelled, none of them in the labels."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from station.vision.training.train_classifier import DEFAULT_DATA
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "vision_bench.py"
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("vision_bench", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(benchmark_module):
+    return benchmark_module("vision_bench")
 
 
 def test_the_audit_relabels_only_the_die_it_names(bench):

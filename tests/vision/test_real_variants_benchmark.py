@@ -1,7 +1,6 @@
 """benchmarks/real_variants.py: the real photos through another camera keep every labelled
 die (its box moved with it) and are read; the held-out part is the benchmark's split."""
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -9,15 +8,11 @@ from pathlib import Path
 import pytest
 
 REAL = Path(__file__).parent / "data" / "real"
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "real_variants.py"
 
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("real_variants", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(benchmark_module):
+    return benchmark_module("real_variants")
 
 
 @pytest.fixture(scope="module")
