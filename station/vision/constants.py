@@ -13,6 +13,12 @@ UP_EDGES = ("top", "right", "bottom", "left")   # the sheet's edge to call "up"
 # faces right 1254/1260 from 20 px, 134/136 at 16-20 px and 71/78 under 16 px.
 # `station calibrate tray` warns a build whose dice come out smaller.
 SMALL_DIE_PX = 20
+# The most blur, as a Gaussian sigma in a share of the smallest die's top face, at which the
+# pips stay plain: the real photos (dice about 34 px across the top face) read as well with
+# 0.75 px of blur added, 0.7 points worse with 1 px and 3.4 points worse with 1.5 px
+# (benchmarks/real_variants.py, thirty-third session). `station calibrate tray` measures the
+# blur on the markers' edges and warns a build whose frames are softer.
+SOFT_SHARE = 0.03
 
 # The dice a face can be taught for, and their faces.
 KINDS = {"d6": (1, 2, 3, 4, 5, 6), "artillery": (2, 4, 6, 8, 10, "misfire")}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from station.cli import main
-from station.fakes.tray import random_tray, render_roll
+from station.fakes.tray import Finish, random_tray, render_roll
 from station.rules.faces import Face
 from station.vision import calibration
 from station.vision.calibration import (CalibrationError, TrayCalibration, calibrate_image,
@@ -159,3 +159,34 @@ def test_cli_warns_when_the_dice_come_out_too_small(tmp_path, shot, capsys):
     printed = capsys.readouterr()
     assert "profile written" in printed.out
     assert "warning: dice as small as" in printed.err and "higher resolution" in printed.err
+
+
+@pytest.mark.parametrize("blur", [0.5, 1.0, 2.0])
+def test_the_frame_softness_is_measured_on_the_markers(blur):
+    """`marker_edge_blur` finds the Gaussian blur of a rendered tray (its `Finish.blur`, at
+    1280 px wide) from the markers' edges, give or take a few hundredths of a pixel and
+    the pixel sampling's own (about 0.3 px, which adds in quadrature)."""
+    shot = random_tray(np.random.default_rng(21), size=(1280, 960), dice=(6, 10),
+                       markers=True, yaw_deg=30.0,
+                       finish=Finish(blur=blur, noise=2.0, jpeg_quality=90, vignette=0.1))
+    measured = calibration.marker_edge_blur(shot.image, detect_markers(shot.image))
+    assert measured == pytest.approx(math.hypot(blur, 0.3), abs=0.15)
+
+
+def test_cli_warns_when_the_frame_is_soft(tmp_path, capsys):
+    """A tray whose 46 px top faces are blurred by 2 px (4 % of a face, as 1.5 px on the real
+    photos' faces of about 36 px, which cost them 3.4 points) is told to focus; the same tray
+    sharp is not."""
+    told = {}
+    for blur in (0.3, 2.0):
+        shot = random_tray(np.random.default_rng(21), size=(1920, 1440), dice=(6, 10),
+                           markers=True, yaw_deg=30.0,
+                           finish=Finish(blur=blur * 1280 / 1920, noise=2.0, jpeg_quality=90,
+                                         vignette=0.1))
+        image = tmp_path / f"tray-{blur}.png"
+        cv2.imwrite(str(image), shot.image)
+        assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json")]) == 0
+        printed = capsys.readouterr()
+        assert "focus: the markers' edges are blurred by" in printed.out
+        told[blur] = "warning: the frame is soft" in printed.err
+    assert told == {0.3: False, 2.0: True}

@@ -8,7 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from station.cli import UsageError
-from station.vision.constants import DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, SMALL_DIE_PX, UP_EDGES
+from station.vision.constants import (DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, SMALL_DIE_PX,
+                                      SOFT_SHARE, UP_EDGES)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,7 +52,7 @@ def register(registry) -> None:
 def calibrate_tray(args) -> int:
     import cv2
 
-    from station.vision.calibration import CalibrationError, calibrate_image
+    from station.vision.calibration import CalibrationError, calibrate_image, marker_edge_blur
 
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
@@ -74,6 +75,7 @@ def calibrate_tray(args) -> int:
         if not cv2.imwrite(args.preview, preview(image, profile)):
             raise UsageError(f"cannot write preview {args.preview}: give a .png path")
     low, high = profile.die_side_px()
+    blur = marker_edge_blur(image, profile.markers_px)
     if args.json:
         print(json.dumps(profile.to_json()))
     else:
@@ -82,12 +84,20 @@ def calibrate_tray(args) -> int:
               f"markers fit to {profile.reprojection_px:.2f} px")
         print(f"dice of {profile.die_mm:g} mm: top faces {low:.0f}-{high:.0f} px wide in "
               f"these {image.shape[1]}x{image.shape[0]} frames")
+        if blur is not None:
+            print(f"focus: the markers' edges are blurred by {blur:.1f} px (sigma), "
+                  f"{100 * blur / low:.1f} % of the smallest top face")
         print(f"profile written to {args.out}")
     if low < SMALL_DIE_PX:
         print(f"warning: dice as small as {low:.0f} px: from {SMALL_DIE_PX} px up the artillery "
               "die's faces are read right 99.4 % of the time, at 16-20 px 97.8 %, under 16 px 91 % "
               "(docs/calibration.md). Run the camera at a higher resolution or bring it closer, "
               "then calibrate again", file=sys.stderr)
+    if blur is not None and blur > SOFT_SHARE * low:
+        print(f"warning: the frame is soft: edges blurred by {blur:.1f} px (sigma), "
+              f"{100 * blur / low:.1f} % of a {low:.0f} px top face; pips blur together from "
+              f"{100 * SOFT_SHARE:.0f} % (docs/calibration.md). Focus the camera on the tray "
+              "floor (or stop it down), then calibrate again", file=sys.stderr)
     return 0
 
 
