@@ -280,7 +280,8 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
         label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
         tx, ty = _label_place(draw, label, label_font, (cx, cy), radius,
                               (ox, oy, ox + shown.width, oy + shown.height),
-                              [box for owner, box in taken if owner != index])
+                              [box for owner, box in taken if owner != index],
+                              [(x, y) for other, _, x, y, _ in shown_marks if other != index])
         bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
         box = (bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2)
         taken.append((-1, box))
@@ -289,12 +290,14 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
 
 
 def _label_place(draw, label: str, label_font, centre, radius: float, picture,
-                 taken: list) -> tuple[float, float]:
+                 taken: list, others: list = ()) -> tuple[float, float]:
     """Where a die's label goes (its text's left end and bottom): beside its mark above
     right, else the first of above left, below right and below left that covers none of the
     boxes `taken` (the die's own middle, another die's ring or label, a scatter arrow): those
     inside the picture first (down from its top edge if need be), then the others moved in
-    from its side; the first of them if none is free."""
+    from its side; the first of them if none is free. A free spot whose middle lies nearer
+    one of the `others` (the other dice's centres) than its own die is taken only when no
+    free spot is nearer its own: a label must not seem to name its neighbour."""
     cx, cy = centre
     x0, y0, x1, y1 = picture
     width = draw.textbbox((0, 0), label, font=label_font, anchor="lb")
@@ -308,11 +311,15 @@ def _label_place(draw, label: str, label_font, centre, radius: float, picture,
         box = (bbox[0] + dx - 3, bbox[1] + dy - 2, bbox[2] + dx + 3, bbox[3] + dy + 2)
         (moved if dx else fits).append(((tx + dx, ty + dy), box))
     spots = fits + moved
-    for spot, box in spots:     # touching by a pixel or two (rounding) is not covering
-        if not any(box[0] < b[2] - 2 and b[0] < box[2] - 2 and box[1] < b[3] - 2
-                   and b[1] < box[3] - 2 for b in taken):
-            return spot
-    return spots[0][0]
+    free = [(spot, box) for spot, box in spots   # touching by a pixel or two is not covering
+            if not any(box[0] < b[2] - 2 and b[0] < box[2] - 2 and box[1] < b[3] - 2
+                       and b[1] < box[3] - 2 for b in taken)]
+
+    def owned(box) -> bool:
+        mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return all(math.hypot(mx - cx, my - cy) <= math.hypot(mx - x, my - y) for x, y in others)
+    return next((spot for spot, box in free if owned(box)),
+                free[0][0] if free else spots[0][0])
 
 
 def zoom_box(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:

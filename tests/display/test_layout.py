@@ -23,6 +23,26 @@ def drawn_text(monkeypatch, screen, size=(800, 480)) -> list[tuple[str, float]]:
     return calls
 
 
+def recorded(monkeypatch, method: str, keep=lambda kwargs: True) -> list[tuple]:
+    """The xy of every `ImageDraw.<method>` call (whose keyword arguments `keep` accepts)
+    made from now on."""
+    calls = []
+    real = getattr(ImageDraw.ImageDraw, method)
+
+    def recording(self, xy, *args, **kwargs):
+        if keep(kwargs):
+            calls.append(tuple(xy))
+        return real(self, xy, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, method, recording)
+    return calls
+
+
+def label_boxes(monkeypatch) -> list[tuple]:
+    """The black boxes that dice labels are drawn on, as they are drawn."""
+    return recorded(monkeypatch, "rectangle", lambda kwargs: kwargs.get("fill") == (0, 0, 0))
+
+
 def test_a_long_ruling_cites_every_rule_above_the_bottom_bar(monkeypatch, screens):
     """A throw shows four rolls, three long details, the chance and five rule IDs (seen on
     the station, twenty-fifth session: the rules line ran under the bottom bar, three IDs
@@ -53,15 +73,7 @@ def test_labels_of_dice_side_by_side_do_not_cover_each_other(monkeypatch, screen
     """A scatter die with an artillery die just right of it (seen on the station, thirty-first
     session: "ARROW 184°" and "MF" drawn over each other, "ARROW 1MF'"). The second label
     goes elsewhere; each label's black box is drawn whole."""
-    boxes = []
-    real = ImageDraw.ImageDraw.rectangle
-
-    def recording(self, xy, *args, **kwargs):
-        if kwargs.get("fill") == (0, 0, 0):
-            boxes.append(tuple(xy))
-        return real(self, xy, *args, **kwargs)
-
-    monkeypatch.setattr(ImageDraw.ImageDraw, "rectangle", recording)
+    boxes = label_boxes(monkeypatch)
     side_by_side = dataclasses.replace(
         screens["scatter"], marks=[DieMark((180, 160), "ARROW 184°", "grey", "", 183.7),
                                    DieMark((230, 160), "MF", "blue")])
@@ -75,20 +87,7 @@ def test_a_label_leaves_its_scatter_arrow_in_sight(monkeypatch, screens):
     """An arrow pointing up, where a label goes first (above right, or above left by the
     picture's edge): the label goes elsewhere (seen on the station: "ARROW 326°" drawn
     over the arrow it names)."""
-    boxes, lines = [], []
-    real_rectangle, real_line = ImageDraw.ImageDraw.rectangle, ImageDraw.ImageDraw.line
-
-    def rectangle(self, xy, *args, **kwargs):
-        if kwargs.get("fill") == (0, 0, 0):
-            boxes.append(tuple(xy))
-        return real_rectangle(self, xy, *args, **kwargs)
-
-    def line(self, xy, *args, **kwargs):
-        lines.append(tuple(xy))
-        return real_line(self, xy, *args, **kwargs)
-
-    monkeypatch.setattr(ImageDraw.ImageDraw, "rectangle", rectangle)
-    monkeypatch.setattr(ImageDraw.ImageDraw, "line", line)
+    boxes, lines = label_boxes(monkeypatch), recorded(monkeypatch, "line")
     for bearing in (20.0, 45.0, 70.0, 290.0, 315.0, 340.0):
         boxes.clear(), lines.clear()
         up_right = dataclasses.replace(screens["scatter"], marks=[
@@ -99,3 +98,21 @@ def test_a_label_leaves_its_scatter_arrow_in_sight(monkeypatch, screens):
         points = [(shaft[0] + (shaft[2] - shaft[0]) * k / 20,
                    shaft[1] + (shaft[3] - shaft[1]) * k / 20) for k in range(21)]
         assert not any(x0 < x < x1 and y0 < y < y1 for x, y in points), bearing
+
+
+def test_a_label_goes_nearer_its_own_die_than_its_neighbour(monkeypatch, screens):
+    """A scatter die near the picture's lower right, its arrow up-left, an artillery die to
+    its left (the seed-13 scatter screen, thirty-third session): "ARROW 326°" went below
+    left, under the artillery die, as if it named that one. Each label's middle is now
+    nearer its own die's ring than the other die's."""
+    boxes, ellipses = label_boxes(monkeypatch), recorded(monkeypatch, "ellipse")
+    neighbours = dataclasses.replace(screens["scatter"], marks=[
+        DieMark((560, 420), "ARROW 326°", "white", "", 325.7),
+        DieMark((420, 415), "2", "grey")])
+    render(neighbours, (800, 480))
+    rings = [((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in ellipses]
+    assert len(rings) == len(boxes) == 2
+    for own, box in enumerate(boxes):
+        mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        near = [((mx - x) ** 2 + (my - y) ** 2) ** 0.5 for x, y in rings]
+        assert near[own] < near[1 - own], (own, box, rings)
