@@ -19,10 +19,12 @@
    separates touching dice (read coarse to fine: the dice read very surely on the coarse
    grid spare the fine points near them); places half taken for a die, away from the dice
    found, are looked around (`_look_around`: a die the colour of the floor leaves
-   candidates off its centre); a pip face read beside a die found, but dropped for it (a
-   touching pair's blob gives large candidates, and one die, one reading compares the
-   larger side), is read again at the typical side (`_beside_look`; nearer a neighbour read
-   off its centre too, when their midpoint reads no pip face); beside each die found, a body
+   candidates off its centre), and places read as a die but dropped for want of a sure
+   face, round them at the top face's size (`_dropped_die_look`: a die by the tray wall);
+   a pip face read beside a die found, but dropped for it (a touching pair's blob gives
+   large candidates, and one die, one reading compares the larger side), is read again at
+   the typical side (`_beside_look`; nearer a neighbour read off its centre too, when
+   their midpoint reads no pip face); beside each die found, a body
    of another colour is read round its centre (`_other_colour_look`: a touching die whose
    outline merged with its neighbour's). Dice read with doubt
    are read again at other quarter turns; a die read without a face is read again where a
@@ -125,6 +127,9 @@ HALF_A_DIE = 0.1              # a candidate read as a die this likely, but not a
 AROUND_CLEAR = 0.75           # than this x side from every die found, is looked around at
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
 AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
+DROPPED_STEP = 0.15           # a place read as a die but dropped (no sure face), `AROUND_CLEAR`
+DROPPED_SIZES = (0.75, 0.9, 1.0)  # from every die found, is read at 3 x 3 places this x side
+                              # apart, at these x side (`_dropped_die_look`, 34th session)
 BESIDE_CLEAR = 0.6            # a pip face read this x the typical side from every die found,
 BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again there at that side,
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
@@ -554,6 +559,7 @@ def _search(source: CropSource, work_side: int, skip=None
     around_seen: list = []
     dice = _look_around(source, dice, [c for read, _ in seen for c in read],
                         np.concatenate([p for _, p in seen]), side, skip, around_seen)
+    dice = _dropped_die_look(source, dice, seen + around_seen, side, skip)
     dice = _split_seen(dice, seen)
     dice = _split_touching(source, dice, seen + around_seen, side, edges)
     dice = _beside_look(source, dice, seen + around_seen, side, skip)
@@ -701,6 +707,31 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     # tray were often sized small too (white dice on a white floor: read at half their box).
     centred += [Candidate(c.x, c.y, c.side * AROUND_GROW) for c in centred]
     new = _elsewhere(_accept(centred, _classify(source, centred, gate_pass=SURE_GATE)), found)
+    return dice + [(c, p) for c, p in new if _sure_face(p)]
+
+
+def _dropped_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                      seen: list, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
+    """Places any pass read as a die (`DIE_PROBABILITY`) but dropped for want of a sure face,
+    farther than `AROUND_CLEAR` sides from every die found, are read again at 3 x 3 places
+    `DROPPED_STEP` sides apart round each, at `DROPPED_SIZES` x the typical `side`; a die
+    read there `SURE_FACE` sure counts (as for the look around, which reads only places half
+    taken for a die). A flat die whose outline did not fill (seen by the tray wall, on the
+    development trays) leaves candidates off its top face that read it with doubt, while a
+    crop nearer its top face's centre and size reads it surely."""
+    found = [c for c, _ in dice]
+    places: list[Candidate] = []
+    for candidates, probs in seen:
+        for c, p in zip(candidates, probs):
+            if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _farther(c, found, AROUND_CLEAR * side) \
+                    and _farther(c, places, AROUND_STEP * side):
+                places.append(c)
+    steps = (-DROPPED_STEP * side, 0.0, DROPPED_STEP * side)
+    looks = _off([Candidate(c.x + dx, c.y + dy, side * f) for c in places
+                  for dx in steps for dy in steps for f in DROPPED_SIZES], skip)
+    if not looks:
+        return dice
+    new = _elsewhere(_accept(looks, _classify(source, looks)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
 
 
