@@ -1,5 +1,6 @@
 """Places read as a die but dropped for want of a sure face, read again round them at the
-top face's size (`reader._dropped_die_look`; docs/history/vision.md, "Thirty-fourth session")."""
+top face's size (`reader._dropped_die_look`; docs/history/vision.md, "Thirty-fourth
+session")."""
 
 import numpy as np
 import pytest
