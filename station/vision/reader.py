@@ -1442,9 +1442,36 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
     dice = _lean_check(source, dice)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
+    dice, read = _one_reading_a_special_face(dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
+
+
+def _one_reading_a_special_face(dice: list[tuple[Candidate, np.ndarray]], read: list
+                                ) -> tuple[list[tuple[Candidate, np.ndarray]], list]:
+    """The dice and their readings, without a special face read twice: the special reader
+    reports a face where it finds the die's top face, so two places on one special die (its
+    top face, and its side, found by a look) can be read as the same face at one spot. Of two
+    such readings of one kind and value closer than `SAME_DIE` sides, the surer is kept; a
+    die touched only by the reading dropped is no longer flagged touching."""
+    order = sorted(range(len(read)), key=lambda i: -read[i].confidence)
+    kept: list[int] = []
+    for i in order:
+        die = read[i]
+        if not any(die.kind != "d6" and die.value is not None
+                   and (read[k].kind, read[k].value) == (die.kind, die.value)
+                   and math.dist(die.center, read[k].center)
+                   < SAME_DIE * max(dice[i][0].side, dice[k][0].side) for k in kept):
+            kept.append(i)
+    if len(kept) == len(read):
+        return dice, read
+    kept.sort()
+    dice, read = [dice[i] for i in kept], [read[i] for i in kept]
+    for die, near in zip(read, _touching([c for c, _ in dice])):
+        if not near and "touching" in die.flags:
+            die.flags.remove("touching")
+    return dice, read
 
 
 def _all_ones(dice: list[tuple[Candidate, np.ndarray]]) -> bool:

@@ -1,0 +1,53 @@
+"""One reading a special face (`reader._one_reading_a_special_face`): the special reader
+reports a face where it finds the die's top face, so two places on one special die can be
+read as the same face at one spot (docs/history/vision.md, "Thirty-fourth session")."""
+
+import numpy as np
+
+from station.vision.classifier import CLASSES
+from station.vision.reader import _one_reading_a_special_face
+from station.vision.segment import Candidate
+from station.vision.types import DetectedDie
+
+NO_PROBS = np.zeros(CLASSES, np.float32)
+
+
+def _read(kind, value, x, y, confidence, flags=()):
+    return DetectedDie(kind=kind, value=value, center=(x, y), confidence=confidence,
+                       colour="orange", flags=list(flags))
+
+
+def _dice(*places):
+    return [(Candidate(x, y, 29), NO_PROBS) for x, y in places]
+
+
+def test_a_scatter_die_read_twice_is_read_once():
+    # Tray 94 of the special-dice benchmark (uncalibrated, seed 1): the scatter die read at
+    # its top face and, by the look around, at its side, both moved onto the top face. A
+    # d6 a side away keeps its reading and its touching flag.
+    dice = _dice((211, 148), (230, 130), (250, 148))
+    read = [_read("scatter", "arrow", 211, 148, 0.48, ["touching"]),
+            _read("scatter", "arrow", 212, 146, 0.97, ["touching"]),
+            _read("d6", 4, 241, 148, 0.9, ["touching"])]
+    kept_dice, kept = _one_reading_a_special_face(dice, read)
+    assert [(d.kind, d.confidence) for d in kept] == [("scatter", 0.97), ("d6", 0.9)]
+    assert [c for c, _ in kept_dice] == [Candidate(230, 130, 29), Candidate(250, 148, 29)]
+    assert all("touching" in d.flags for d in kept)
+
+
+def test_a_dropped_twin_leaves_no_touching_flag():
+    read = [_read("artillery", 8, 100, 100, 0.9, ["touching"]),
+            _read("artillery", 8, 101, 100, 0.6, ["touching"])]
+    _, kept = _one_reading_a_special_face(_dice((100, 100), (120, 100)), read)
+    assert [(d.value, d.flags) for d in kept] == [(8, [])]
+
+
+def test_other_close_readings_are_left_alone():
+    # Other faces, a cocked special die (no face) and pip dice this close are the search's
+    # business; only the same special face read twice is undone here.
+    for a, b in [(("scatter", "arrow"), ("scatter", "hit")),
+                 (("artillery", None), ("artillery", None)),
+                 (("d6", 3), ("d6", 3))]:
+        dice = _dice((100, 100), (110, 100))
+        read = [_read(*a, 100, 100, 0.9), _read(*b, 105, 100, 0.8)]
+        assert _one_reading_a_special_face(dice, read) == (dice, read)
