@@ -50,7 +50,9 @@
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
-   pips to the d6 network.
+   pips to the d6 network. The special reader reports a die where it finds its top face, so
+   two places on one special die can be read as one face at one spot: reported once
+   (`_one_reading_a_special_face`).
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
