@@ -573,7 +573,7 @@ def _search(source: CropSource, work_side: int, skip=None
         found, probs = _resize(source, [c for c, _ in dice], np.array([p for _, p in dice]),
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
-    looked = _looks(source, dice)
+    looked = _freed_die_look(source, _looks(source, dice), seen + around_seen, side, skip)
     # Dice still called special go to the special reader (`_special_verdicts`); the looks
     # run again when it calls some of them pip dice: rare, and only then paid for.
     special = _special_verdicts(source, looked)
@@ -735,6 +735,16 @@ def _dropped_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray
         return dice
     new = _elsewhere(_accept(looks, _classify(source, looks)), found)
     return dice + [(c, p) for c, p in new if _sure_face(p)]
+
+
+def _freed_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                    seen: list, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
+    """The dropped-die look (`_dropped_die_look`) once more, once the looks have read the
+    dice without a face again: a reading without a face between two touching dice kept the
+    first look `AROUND_CLEAR` away from the die it overlapped; the looks move such a reading
+    onto a die or drop it, which frees that die's place (docs/history/vision.md,
+    thirty-fifth session)."""
+    return _dropped_die_look(source, dice, seen, side, skip)
 
 
 def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], seen: list,
