@@ -739,12 +739,13 @@ def _dropped_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray
 
 def _freed_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                     seen: list, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
-    """The dropped-die look (`_dropped_die_look`) once more, once the looks have read the
-    dice without a face again: a reading without a face between two touching dice kept the
-    first look `AROUND_CLEAR` away from the die it overlapped; the looks move such a reading
-    onto a die or drop it, which frees that die's place (docs/history/vision.md,
-    thirty-fifth session)."""
-    return _dropped_die_look(source, dice, seen, side, skip)
+    """The dropped-die look (`_dropped_die_look`) and the beside look (`_beside_look`) once
+    more, once the looks have read the dice without a face again: a reading without a face
+    between two touching dice kept them away from the die it overlapped (`AROUND_CLEAR`,
+    `BESIDE_CLEAR`); the looks move such a reading onto a die or drop it, which frees that
+    die's place (docs/history/vision.md, thirty-fifth session)."""
+    return _beside_look(source, _dropped_die_look(source, dice, seen, side, skip), seen, side,
+                        skip)
 
 
 def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], seen: list,
