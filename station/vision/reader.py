@@ -176,6 +176,8 @@ FACE_SEED = 0.15              # none found there: sought again this x its side a
 PATCH_STEP = 0.15             # a die still without a face is read at 5 x 5 places this x its side
 PATCH_REACH = 2               # apart (this many steps each way), its face taken when the lean
 PATCH_LEANING = 0.2           # check finds it leaning less likely than this (28th session)
+SMALL_PATCH = 0.65            # ... and, none read there, at this x the typical side, this x that
+SMALL_PATCH_STEP = 0.12       # side apart (grey dice: 36th session)
 LEAN_SIZE = 64                # the lean check's crop: this many pixels wide, LEAN_CONTEXT x a
 LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_CUTOFF P(leaning)
 LEAN_CUTOFF = 0.9352          # a die read with a value is reported leaning; only dice the
@@ -1179,7 +1181,9 @@ def _patch_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     `PATCH_STEP` of their side apart, `PATCH_REACH` steps each way, `TOP_FACE` as large,
     those nearer another die than `SAME_DIE` sides left out: when every place read
     `SURE_FACE` sure reads the same face and none reads leaning that sure, the surest wins,
-    unless the lean check finds it leaning `PATCH_LEANING` likely.
+    unless the lean check finds it leaning `PATCH_LEANING` likely. When no place reads a
+    face or leaning that sure, a second patch is read at the typical die's top face
+    (`SMALL_PATCH` of its side, `SMALL_PATCH_STEP` apart), with the same checks.
 
     The last of the looks. On the design trays most flat dice still read without a face
     lay 0.13-0.33 sides from their top face's centre, up to 50 degrees off the way outward
@@ -1187,23 +1191,50 @@ def _patch_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     that centre. A leaning die's tilted top face reads as surely: the lean check at its own
     cut-off let 15 of 429 such dice through, and at 0.5 still 4 of 404 on other trays, with
     flat dice found at 0.001-0.456; dice found here are all doubtful already, so the guard is
-    strict (docs/history/vision.md, twenty-eighth session)."""
+    strict (docs/history/vision.md, twenty-eighth session). The second patch reads dice
+    whose outline takes in side faces of nearly their top face's shade (grey dice): cut at
+    the outline's size, such a die reads leaning; cut at its top face's, as its face
+    (docs/history/vision.md, thirty-sixth session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL]
-    steps = range(-PATCH_REACH, PATCH_REACH + 1)
+    typical = float(np.median([c.side for c, p in dice if _pip_face(p, READABLE)] or [0.0]))
     dice = list(dice)
     for i in chosen:
         c = dice[i][0]
-        looks = [Candidate(c.x + a * PATCH_STEP * c.side, c.y + b * PATCH_STEP * c.side,
-                           c.side * TOP_FACE) for a in steps for b in steps]
-        looks = [k for k in looks if all(
-            math.hypot(k.x - o.x, k.y - o.y) > SAME_DIE * max(c.side, o.side)
-            for j, (o, _) in enumerate(dice) if j != i)]
-        found = _agreed(looks, _classify(source, looks, gate_pass=SURE_GATE), (SPECIAL,),
-                        leaning_vetoes=True) if looks else None
-        if found is not None and _leaning([found[0]], source)[0] < PATCH_LEANING:
-            dice[i] = found
+        for side, step, size in ((c.side, PATCH_STEP, TOP_FACE),
+                                 (typical, SMALL_PATCH_STEP, SMALL_PATCH)):
+            read = _patch(source, dice, i, side * step, side * size)
+            if read is None:
+                continue
+            found, leaning = read
+            if found is not None:
+                guard = Candidate(found[0].x, found[0].y, c.side * TOP_FACE)
+                if _leaning([guard], source)[0] < PATCH_LEANING:
+                    dice[i] = found
+            if found is not None or leaning:
+                break
     return dice
+
+
+def _patch(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], i: int, step: float,
+           side: float) -> tuple[tuple[Candidate, np.ndarray] | None, bool] | None:
+    """Die `i` read at (2 `PATCH_REACH` + 1)^2 places `step` pixels apart round it, `side`
+    pixels wide, those nearer another die than `SAME_DIE` sides left out: the agreed face
+    (`_agreed`, leaning vetoes) or None, and whether a place read leaning `SURE_FACE` sure;
+    None when no place is left (or `side` is 0: no die read with a face to size it)."""
+    if side <= 0:
+        return None
+    c = dice[i][0]
+    steps = range(-PATCH_REACH, PATCH_REACH + 1)
+    looks = [Candidate(c.x + a * step, c.y + b * step, side) for a in steps for b in steps]
+    looks = [k for k in looks if all(
+        math.hypot(k.x - o.x, k.y - o.y) > SAME_DIE * max(c.side, o.side)
+        for j, (o, _) in enumerate(dice) if j != i)]
+    if not looks:
+        return None
+    probs = _classify(source, looks, gate_pass=SURE_GATE)
+    return (_agreed(looks, probs, (SPECIAL,), leaning_vetoes=True),
+            bool((probs[:, COCKED] >= SURE_FACE).any()))
 
 
 def _square_face(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], i: int,

@@ -27,3 +27,36 @@ def test_a_leaning_die_found_by_the_patch_stays_flagged(monkeypatch, read_at):
     # Without the guard it is given a value: the test can fail.
     monkeypatch.setattr(reader, "PATCH_LEANING", 1.0)
     assert read_at(read_tray(rendered.image), truth).value == 4
+
+
+def test_a_grey_die_is_read_on_the_patch_at_its_top_faces_size(monkeypatch, read_at):
+    # Tray 50 of seed 20003, 1280x960: a grey 4 and a grey 2 lie alone on a pale floor, their
+    # side faces nearly the shade of their top face. Cut at their outline's size they read
+    # leaning, on the first patch too; the second patch, at the typical die's top face,
+    # reads each as its face, and the lean check finds it flat.
+    rendered = random_tray(np.random.default_rng([20003, 50]), dice=(1, 40))
+    dice = [rendered.truth[7], rendered.truth[8]]
+    assert [(t.value, t.colour) for t in dice] == [(4, "grey"), (2, "grey")]
+    read = read_tray(rendered.image)
+    assert [read_at(read, t).value for t in dice] == [4, 2]
+    monkeypatch.setattr(reader, "SMALL_PATCH", 0.0)     # no second patch: the test can fail
+    read = read_tray(rendered.image)
+    assert [read_at(read, t).value for t in dice] == [None, None]
+
+
+def test_a_die_a_first_patch_place_reads_leaning_gets_no_second_patch(monkeypatch, read_at):
+    # Tray 0 of seed 2025 (the benchmark's leaning trays), 1280x960: a blue 4 leans on a
+    # neighbour. A place of the first patch reads it leaning 0.95 sure, so the second patch
+    # is not read: there its tilted top face reads as a 4, and the lean check finds it flat.
+    rendered = random_tray(np.random.default_rng([2025, 0]), dice=(1, 30), cocked=0.3)
+    truth = rendered.truth[24]
+    assert (truth.value, truth.colour) == (4, "blue") and "cocked" in truth.flags
+    found = read_at(read_tray(rendered.image), truth)
+    assert found.value is None and "cocked" in found.flags
+    patch = reader._patch
+
+    def patch_without_leaning(*args):
+        read = patch(*args)
+        return read and (read[0], False)
+    monkeypatch.setattr(reader, "_patch", patch_without_leaning)
+    assert read_at(read_tray(rendered.image), truth).value == 4
