@@ -19,11 +19,7 @@ def test_a_leaning_die_found_by_the_patch_stays_flagged(monkeypatch, read_at):
     # Tray 36 of seed 11101 (the leaning trays), 640x480: a red 4 leans on a neighbour. The
     # patch reads its tilted top face surely, and the lean check at its own cut-off would
     # let it through; under `PATCH_LEANING` only, it stays flagged, without a value.
-    rendered = random_tray(np.random.default_rng([11101, 36]), dice=(1, 30), cocked=0.3)
-    truth = rendered.truth[15]
-    assert (truth.value, truth.colour) == (4, "red") and "cocked" in truth.flags
-    found = read_at(read_tray(rendered.image), truth)
-    assert found.value is None and "cocked" in found.flags
+    rendered, truth = _leaning_die_flagged(read_at, 11101, 36, 15, 4, "red")
     # Without the guard it is given a value: the test can fail.
     monkeypatch.setattr(reader, "PATCH_LEANING", 1.0)
     assert read_at(read_tray(rendered.image), truth).value == 4
@@ -48,11 +44,7 @@ def test_a_die_a_first_patch_place_reads_leaning_gets_no_second_patch(monkeypatc
     # Tray 0 of seed 2025 (the benchmark's leaning trays), 1280x960: a blue 4 leans on a
     # neighbour. A place of the first patch reads it leaning 0.95 sure, so the second patch
     # is not read: there its tilted top face reads as a 4, and the lean check finds it flat.
-    rendered = random_tray(np.random.default_rng([2025, 0]), dice=(1, 30), cocked=0.3)
-    truth = rendered.truth[24]
-    assert (truth.value, truth.colour) == (4, "blue") and "cocked" in truth.flags
-    found = read_at(read_tray(rendered.image), truth)
-    assert found.value is None and "cocked" in found.flags
+    rendered, truth = _leaning_die_flagged(read_at, 2025, 0, 24, 4, "blue")
     patch = reader._patch
 
     def patch_without_leaning(*args):
@@ -60,3 +52,14 @@ def test_a_die_a_first_patch_place_reads_leaning_gets_no_second_patch(monkeypatc
         return read and (read[0], False)
     monkeypatch.setattr(reader, "_patch", patch_without_leaning)
     assert read_at(read_tray(rendered.image), truth).value == 4
+
+
+def _leaning_die_flagged(read_at, seed: int, tray: int, index: int, value: int, colour: str):
+    """The leaning trays' (1-30 dice, 30 % leaning) tray `tray` of `seed`, and its die
+    `index`, a leaning die of that value and colour, which the reader flags without a value."""
+    rendered = random_tray(np.random.default_rng([seed, tray]), dice=(1, 30), cocked=0.3)
+    truth = rendered.truth[index]
+    assert (truth.value, truth.colour) == (value, colour) and "cocked" in truth.flags
+    found = read_at(read_tray(rendered.image), truth)
+    assert found.value is None and "cocked" in found.flags
+    return rendered, truth
