@@ -21,9 +21,9 @@
    found, are looked around (`_look_around`: a die the colour of the floor leaves
    candidates off its centre), and places read as a die but dropped for want of a sure
    face, round them at the top face's size (`_dropped_die_look`: a die by the tray wall);
-   a pip face read beside a die found, but dropped for it (a touching pair's blob gives
-   large candidates, and one die, one reading compares the larger side), is read again at
-   the typical side (`_beside_look`; nearer a neighbour read off its centre too, when
+   a pip face (or special die) read beside a die found, but dropped for it (a touching
+   pair's blob gives large candidates, and one die, one reading compares the larger side),
+   is read again at the typical side (`_beside_look`; nearer a neighbour read off its centre too, when
    their midpoint reads no pip face); beside each die found, a body
    of another colour is read round its centre (`_other_colour_look`: a touching die whose
    outline merged with its neighbour's). Dice read with doubt
@@ -489,6 +489,11 @@ def _undecided(p: np.ndarray) -> bool:
     return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and not _pip_face(p, READABLE)
 
 
+def _any_face(p: np.ndarray, sure: float) -> bool:
+    """Read as a pip face or a special die (not cocked) at least `sure` sure, given a die."""
+    return int(p[1:].argmax()) + 1 != COCKED and p[1:].max() >= sure * (1 - p[NOT_A_DIE])
+
+
 def _pip_face(p: np.ndarray, sure: float) -> bool:
     """Read as a pip face (not cocked, not special) at least `sure` sure, given a die."""
     return int(p[1:].argmax()) + 1 not in (COCKED, SPECIAL) and \
@@ -752,9 +757,11 @@ def _freed_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
 
 def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], seen: list,
                  side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
-    """Readings of a pip face (any pass, `seen`) farther than `BESIDE_CLEAR` typical sides
-    from every die found, but nearer one than `TOUCHING` (a neighbour), are read again there
-    at the typical `side`; a pip face read `BESIDE_SURE` sure is a die. One die, one reading
+    """Readings of a pip face or a special die (any pass, `seen`) farther than
+    `BESIDE_CLEAR` typical sides from every die found, but nearer one than `TOUCHING` (a
+    neighbour), are read again there at the typical `side`; a pip face or special die read
+    `BESIDE_SURE` sure is a die (a special die touching a pip die was missed, as a pip die
+    was before: docs/history/vision.md, thirty-sixth session). One die, one reading
     compares the larger of two candidates' sides, and a candidate cut on the blob of two
     touching dice is large, so a die read beside its touching neighbour was dropped for it
     (seed 776: 37 of 64 missed dice; every place there read 0.7 sure or more read the right
@@ -769,8 +776,8 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
         return dice
     read = [c for candidates, _ in seen for c in candidates]
     probs = np.concatenate([p for _, p in seen])
-    pips = np.flatnonzero((1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY) & ~np.isin(
-        probs[:, 1:].argmax(axis=1) + 1, (COCKED, SPECIAL)))
+    pips = np.flatnonzero((1.0 - probs[:, NOT_A_DIE] >= DIE_PROBABILITY) & (
+        probs[:, 1:].argmax(axis=1) + 1 != COCKED))
     xy = np.array([(read[i].x, read[i].y) for i in pips]).reshape(-1, 2)
     found = np.array([(c.x, c.y) for c, _ in dice])
     found_pip = ~np.isin(np.array([p[1:].argmax() + 1 for _, p in dice]), (COCKED, SPECIAL))
@@ -794,8 +801,8 @@ def _beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], s
     middles = [m for _, m in places if m is not None]
     probs = _classify(source, [c for c, _ in places] + middles)
     middle = iter(probs[len(places):])
-    sure = np.array([_pip_face(p, BESIDE_SURE) if m is None else
-                     not _die_face(next(middle)) and _pip_face(p, BESIDE_NEAR_SURE)
+    sure = np.array([_any_face(p, BESIDE_SURE) if m is None else
+                     not _die_face(next(middle)) and _any_face(p, BESIDE_NEAR_SURE)
                      for p, (_, m) in zip(probs, places)], bool)
     probs = probs[:len(places)]
     return dice + _accept([c for (c, _), s in zip(places, sure) if s], probs[sure])
@@ -808,12 +815,13 @@ def _other_colour_look(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     and a leaning reading at their contact, and the other die was lost (on the design
     trays, 2 in 3 of the rendered dice missed touched a die of another colour). Each body
     is read at nine places `AROUND_STEP_OTHER` sides apart round its centre (found from
-    colour alone, it lies off the die's centre); a pip face read `SURE` sure, farther than
-    `BESIDE_CLEAR` sides from every die read with a face, is a die, unless the lean check
-    finds it leaning `OTHER_LEANING` likely: a leaning die beside a die of another colour is
-    a body of its own colour too, and its tilted top face reads as a flat one. A die read
-    without a face at the new die's place (the contact's leaning reading) gives way to it
-    (docs/history/vision.md, twenty-sixth session)."""
+    colour alone, it lies off the die's centre); a pip face or special die read `SURE` sure
+    (thirty-sixth session), farther than `BESIDE_CLEAR` sides from every die read with a
+    face, is a die, unless the lean check finds it leaning `OTHER_LEANING` likely: a
+    leaning die beside a die of another colour is a body of its own colour too, and its
+    tilted top face reads as a flat one. A die read without a face at the new die's place
+    (the contact's leaning reading) gives way to it (docs/history/vision.md, twenty-sixth
+    session)."""
     faced = [c for c, p in dice if not _without_face(p)]
     return _read_bodies(source, dice, _off(edges.other_colour(side, [c for c, _ in dice], faced),
                                            skip), side)
@@ -844,7 +852,8 @@ def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     looks = [k for b in bodies for k in around(b.x, b.y, side, AROUND_STEP_OTHER)]
     probs = _classify(source, looks)
     chosen = [i for i, (c, p) in enumerate(zip(looks, probs))
-              if _die_face(p) and _pip_face(p, SURE) and _farther(c, faced, BESIDE_CLEAR * side)]
+              if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _any_face(p, SURE)
+              and _farther(c, faced, BESIDE_CLEAR * side)]
     if not chosen:
         return dice
     new = _accept([looks[i] for i in chosen], probs[chosen])
