@@ -2,6 +2,7 @@
 
     pip install torch onnx          # training only; the station never imports them
     PYTHONPATH=. python -m station.vision.training.train_classifier [--cache crops.npz]
+        [--init station/vision/weights/d6_classifier.onnx --max-lr 1e-3]   # fine-tune
 
 Data: `labels.json` + `images/` of a real-dice folder (default ../shared/data/real-dice/
 byler-train). Photos are split by photo, never by die: sorted by name, every 5th photo
@@ -392,7 +393,8 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           by_wall: float = BY_WALL, contacts: str = CONTACTS,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
           validate: bool = False, real_per_die: int = 16, outward: bool = False,
-          hard_per_die: int = 0, hard_by: Path | None = None) -> None:
+          hard_per_die: int = 0, hard_by: Path | None = None, init: Path | None = None,
+          max_lr: float = 3e-3) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -424,7 +426,10 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
     model = make_model(channels, size)
-    fit(model, x, y, torch.arange(len(x)), epochs, mirror if outward else turn_and_mirror, t0)
+    if init is not None:
+        start_from(model, init)
+    fit(model, x, y, torch.arange(len(x)), epochs, mirror if outward else turn_and_mirror, t0,
+        max_lr=max_lr)
     export(model, out, size)
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
@@ -480,6 +485,13 @@ def main() -> None:
                              "classifier.use_weights(FILE, outward=True)")
     parser.add_argument("--validate", action="store_true",
                         help="leave out every 4th training photo (by name) to validate on")
+    parser.add_argument("--init", type=Path,
+                        help="fine-tune: start from these exported weights of the same network "
+                             "(e.g. the committed station/vision/weights/d6_classifier.onnx) "
+                             "instead of from scratch")
+    parser.add_argument("--max-lr", type=float, default=3e-3,
+                        help="the learning rate's peak (default 3e-3; lower, say 1e-3, with "
+                             "--init)")
     args = parser.parse_args()
     if args.size % 8:
         parser.error(f"--size {args.size}: the crop side must be a multiple of 8 (three 2x2 "
@@ -487,7 +499,7 @@ def main() -> None:
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
           args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
-          args.outward, args.hard_per_die, args.hard_by)
+          args.outward, args.hard_per_die, args.hard_by, args.init, args.max_lr)
 
 
 if __name__ == "__main__":
