@@ -636,11 +636,15 @@ def random_faces(rng, count: int, kinds=("d6",)) -> list[Face]:
 
 
 def random_tray(rng: np.random.Generator, size=None, dice=(1, 40), kinds=("d6",),
-                special: dict[str, tuple[int, int]] | None = None, **options) -> RenderedTray:
+                special: dict[str, tuple[int, int]] | None = None,
+                colour_share: dict[str, float] | None = None, **options) -> RenderedTray:
     """A random tray for benchmarks: 1-40 d6 by default, any size from 640x480 to 4K.
 
     kinds: die kinds to draw the `dice` count from. special: extra dice per kind, e.g.
-    {"scatter": (1, 2), "artillery": (0, 1)}. Other options go to `render_roll`.
+    {"scatter": (1, 2), "artillery": (0, 1)}. colour_share: each die's chance of a colour,
+    e.g. {"grey": 0.3} (training data for the colours read worst); the rest are random
+    colours, and None (the default) renders every seed as it always did. Other options go
+    to `render_roll`.
     """
     if size is None:
         sizes = [(640, 480), (800, 600), (1280, 960), (1920, 1080), (2592, 1944), (3840, 2160)]
@@ -653,4 +657,18 @@ def random_tray(rng: np.random.Generator, size=None, dice=(1, 40), kinds=("d6",)
     faces = [faces[i] for i in order]
     options.setdefault("tray_mm", (float(rng.uniform(260, 380)), float(rng.uniform(200, 290)))
                        if len(faces) > 20 else None)
+    if colour_share:
+        options["colours"] = [shared_colour(rng, colour_share) for _ in faces]
     return render_roll(faces, rng, size, **options)
+
+
+def shared_colour(rng: np.random.Generator, share: dict[str, float]) -> str:
+    """A colour drawn with the chances in `share`, any colour for the rest."""
+    draw = rng.random()
+    for name, chance in share.items():
+        if name not in DIE_COLOURS:
+            raise ValueError(f"unknown colour {name!r}: one of {', '.join(DIE_COLOURS)}")
+        if draw < chance:
+            return name
+        draw -= chance
+    return str(rng.choice(list(DIE_COLOURS)))

@@ -112,6 +112,18 @@ def test_a_seed_draws_the_tray_it_always_drew():
         ("d6", 5, "red", [171, 364, 198, 390])]
 
 
+def test_colour_share_paints_that_share_of_the_dice():
+    """Training data for the colours read worst: {"grey": 0.5} makes about half the dice
+    grey (one in nine would be by chance); an unknown colour is refused."""
+    colours = [t.colour for seed in range(4) for t in random_tray(
+        np.random.default_rng(seed), size=(640, 480), dice=(30, 30),
+        colour_share={"grey": 0.5}).truth]
+    assert 0.38 < colours.count("grey") / len(colours) < 0.62
+    assert len(set(colours)) >= 6
+    with pytest.raises(ValueError, match="teal"):
+        random_tray(np.random.default_rng(1), size=(640, 480), colour_share={"teal": 0.5})
+
+
 def test_materials_make_d6_unusual_and_leave_special_dice_plain():
     faces = [Face("d6", int(v)) for v in range(1, 7)] * 5 + [Face("scatter", "arrow")] * 4
     rng = np.random.default_rng(3)

@@ -246,17 +246,19 @@ def hard_dice(image: np.ndarray, dice: list[tuple[float, float, float, int]], ju
 
 def add_synthetic(samples: Samples, trays: int, rng: np.random.Generator,
                   materials: float = 0.0, touching: float = 0.15, by_wall: float = 0.0,
-                  leaning: float = 0.15) -> None:
+                  leaning: float = 0.15, grey: float = 0.0) -> None:
     """Rendered trays (station.fakes.tray): more colours, floors, materials, cocked and
     special dice. touching / by_wall / leaning: shares of the dice laid flat against another
-    die / flat against the tray wall / leaning on a die or the wall."""
+    die / flat against the tray wall / leaning on a die or the wall. grey: the share of grey
+    dice (0: a colour at random, grey one in nine)."""
     from station.fakes.tray import random_tray
 
     for _ in range(trays):
         size = [(640, 480), (800, 600), (1280, 960)][int(rng.integers(3))]
         tray = random_tray(rng, size=size, cocked=leaning, materials=materials,
                            touching=touching, by_wall=by_wall,
-                           special={"scatter": (0, 2), "artillery": (0, 2)})
+                           special={"scatter": (0, 2), "artillery": (0, 2)},
+                           colour_share={"grey": grey} if grey else None)
         dice, outlines = [], []
         for die in tray.truth:
             cx, cy, bw = box_geometry(die.box)
@@ -394,7 +396,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
           validate: bool = False, real_per_die: int = 16, outward: bool = False,
           hard_per_die: int = 0, hard_by: Path | None = None, init: Path | None = None,
-          max_lr: float = 3e-3) -> None:
+          max_lr: float = 3e-3, grey: float = 0.0) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -417,7 +419,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
                           size=size, outward=outward)
         add_real(samples, data, validate, hard_per_die, hard_by)
         samples.per_die, samples.contacts = 6, contacts != "off"
-        add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning)
+        add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning, grey)
         crops, classes = samples.arrays()
         if cache:
             np.savez(cache, crops=crops, classes=classes, outward=outward)
@@ -492,6 +494,9 @@ def main() -> None:
     parser.add_argument("--max-lr", type=float, default=3e-3,
                         help="the learning rate's peak (default 3e-3; lower, say 1e-3, with "
                              "--init)")
+    parser.add_argument("--grey", type=float, default=0.0,
+                        help="share of rendered dice that are grey, the colour read worst on "
+                             "rendered trays (default 0: colours at random, one in nine grey)")
     args = parser.parse_args()
     if args.size % 8:
         parser.error(f"--size {args.size}: the crop side must be a multiple of 8 (three 2x2 "
@@ -499,7 +504,7 @@ def main() -> None:
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
           args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
-          args.outward, args.hard_per_die, args.hard_by, args.init, args.max_lr)
+          args.outward, args.hard_per_die, args.hard_by, args.init, args.max_lr, args.grey)
 
 
 if __name__ == "__main__":
