@@ -31,6 +31,7 @@ TONE_COLOURS = {"good": (92, 214, 120), "bad": (255, 96, 88), "neutral": (240, 2
 LEVEL_COLOURS = {"info": (44, 62, 92), "warn": (150, 104, 20), "error": (160, 36, 36)}
 MARK_OK = (250, 196, 60)
 MARK_PROBLEM = (255, 70, 60)
+MARK_CHECK = (255, 128, 40)       # a value read less than CHECK_BELOW sure: look at the die
 
 
 # Characters the rules' texts use that the bundled font has no glyph for.
@@ -261,7 +262,7 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
     shown_marks = []
     for index, mark in enumerate(marks):
         cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
-        colour = MARK_PROBLEM if mark.problem else MARK_OK
+        colour = MARK_PROBLEM if mark.problem else MARK_CHECK if mark.doubtful else MARK_OK
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
         taken.append((index, (cx - radius, cy - radius, cx + radius, cy + radius)))
         taken.append((-1, (cx - 3, cy - 3, cx + 3, cy + 3)))   # its own label may cross the

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from station.vision.types import CHECK_BELOW
+
 # Session states, as the display names them.
 STATE_LABELS = {
     "idle": "READY",
@@ -33,18 +35,29 @@ class DieMark:
     """One die as seen on the frame: where it is and what to write beside it."""
 
     center: tuple[float, float]       # frame pixels
-    label: str                        # "4", "8", "MF", "HIT", "ARROW"
+    label: str                        # "4", "8", "MF", "HIT", "ARROW"; "4?" when doubtful
     colour: str = ""
     problem: str = ""                 # "cocked", "unreadable", "extra": drawn in red
     bearing_deg: float | None = None
+    doubtful: bool = False            # a value read less than CHECK_BELOW sure: drawn amber
 
     @classmethod
     def from_detected(cls, die: Any, problem: str = "") -> "DieMark":
         """From a vision `DetectedDie`; a flagged die shows its flag instead of a value."""
-        flagged = [f for f in die.flags if f in ("cocked", "unreadable")]
-        label = "?" if die.value is None or flagged else face_label(die.value, die.bearing_deg)
-        return cls((float(die.center[0]), float(die.center[1])), label, die.colour,
-                   problem or (flagged[0] if flagged else ""), die.bearing_deg)
+        return cls.from_json(die.to_json(), problem)
+
+    @classmethod
+    def from_json(cls, die: dict[str, Any], problem: str = "") -> "DieMark":
+        """From a die as the reader's JSON (and the journal) hold it."""
+        flagged = [f for f in die.get("flags", []) if f in ("cocked", "unreadable")]
+        value, bearing = die.get("value"), die.get("bearing_deg")
+        doubtful = value is not None and not flagged and \
+            die.get("confidence", 1.0) < CHECK_BELOW
+        label = "?" if value is None or flagged else \
+            face_label(value, bearing) + ("?" if doubtful else "")
+        return cls((float(die["center"][0]), float(die["center"][1])), label,
+                   die.get("colour") or "", problem or (flagged[0] if flagged else ""), bearing,
+                   doubtful)
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from station.display.screen import DieMark, Screen, TrayView, face_label
+from station.display.screen import DieMark, Screen, TrayView
 from station.journal import Entry, Journal
 from station.service.screens import outcome_screen
 from station.service.tray_source import decode_jpeg
 
 
 def marks_of(dice: list[dict]) -> list[DieMark]:
-    marks = []
-    for d in dice:
-        if not d.get("center"):
-            continue
-        flags = [f for f in d.get("flags", []) if f in ("cocked", "unreadable")]
-        label = "?" if d.get("value") is None or flags else face_label(d["value"], d.get("bearing_deg"))
-        marks.append(DieMark(tuple(d["center"]), label, d.get("colour") or "",
-                             flags[0] if flags else "", d.get("bearing_deg")))
-    return marks
+    return [DieMark.from_json(d) for d in dice if d.get("center")]
 
 
 def screen_of(journal: Journal, entry: Entry) -> Screen:

@@ -27,6 +27,9 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     details = [step["text"] for step in reversed(data.get("steps", []))][:3]
     prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
+    doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
+    if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it
+        prompt = f"CHECK the {'die' if doubtful == 1 else 'dice'} marked ? - {prompt}"
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
                   command=data.get("command", data["action"]), position=position,
                   headline=outcome_words(data), tone=tone, details=details,

@@ -75,3 +75,22 @@ def test_summary_says_when_an_arrow_s_bearing_was_not_read():
     assert "scatter die: arrow, bearing not read: re-roll it or enter it as arrow@DEG" in out
     assert "  scatter die: arrow, bearing 123 deg at (100, 80)" in lines
     assert "  scatter die: hit at (100, 80)" in lines
+
+
+def test_summary_asks_to_check_dice_read_with_doubt():
+    """A value read less than CHECK_BELOW sure is listed to be checked by eye (on the real
+    photos such values were wrong 1 time in 7, surer ones 1 in 150); sure and flagged dice
+    are not."""
+    from station.cli.commands.read import summary
+    from station.vision.types import CHECK_BELOW, DetectedDie
+
+    unsure = DetectedDie("artillery", "misfire", (119.0, 233.0), 0.34, "blue")
+    lines = summary("tray.png", [
+        DetectedDie("d6", 4, (10.0, 20.0), CHECK_BELOW, "red"), unsure,
+        DetectedDie("d6", 2, (50.0, 60.0), 0.65, "white"),
+        DetectedDie("d6", None, (90.0, 90.0), 0.2, "red", ["unreadable"])]).splitlines()
+    checks = [line for line in lines if "check by eye" in line]
+    assert checks == ["  check by eye, read less than 70% sure: blue artillery die misfire at "
+                      "(119, 233) (34%); white die 2 at (50, 60) (65%)"]
+    assert unsure.doubtful and not DetectedDie("d6", 4, (0, 0), 0.7, "red").doubtful
+    assert not summary("tray.png", [DetectedDie("d6", 4, (10.0, 20.0), 0.9, "red")]).count("check")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.cli import UsageError
+from station.vision.types import CHECK_BELOW
 
 if TYPE_CHECKING:
     from station.vision.types import DetectedDie
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 # BGR marker colours of the annotated images.
 READ, DOUBT, SPECIAL = (40, 200, 40), (0, 0, 255), (255, 160, 0)
+CHECK = (0, 128, 255)   # a value read less than CHECK_BELOW sure (BGR orange)
 
 
 def register(registry) -> None:
@@ -146,6 +148,11 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
                 ", bearing not read: re-roll it or enter it as arrow@DEG (SCAT-2)" \
                 if d.value == "arrow" else ""   # a HIT's small arrow is optional
             lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
+    doubtful = [f"{d.colour} {'die' if d.kind == 'd6' else d.kind + ' die'} {d.value} at "
+                f"{_at(d)} ({d.confidence:.0%})" for d in dice if d.doubtful]
+    if doubtful:
+        lines.append(f"  check by eye, read less than {CHECK_BELOW:.0%} sure: "
+                     + "; ".join(doubtful))
     taught = [f"{d.kind} {d.value} at {_at(d)}" for d in dice if "taught" in d.flags]
     if taught:
         lines.append("  read by a taught face: " + "; ".join(taught))
@@ -163,7 +170,8 @@ def _at(d: DetectedDie) -> str:
 
 
 def annotate(image, dice: list[DetectedDie]):
-    """A copy of the frame with each die ringed and labelled (value, ?, C, or special)."""
+    """A copy of the frame with each die ringed and labelled (value, ?, C, or special; a
+    doubtful value with a ?, in orange)."""
     import cv2
 
     out = image.copy()
@@ -172,6 +180,8 @@ def annotate(image, dice: list[DetectedDie]):
         x, y = int(d.center[0]), int(d.center[1])
         if d.value is None:
             colour, label = DOUBT, "C" if "cocked" in d.flags else "?"
+        elif d.doubtful:
+            colour, label = CHECK, f"{str(d.value)[:3]}?"
         elif d.kind != "d6":
             colour, label = SPECIAL, str(d.value)[:3]
         else:
