@@ -130,8 +130,9 @@ AROUND_CLEAR = 0.75           # than this x side from every die found, is looked
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
 AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
 DROPPED_STEP = 0.15           # a place read as a die but dropped (no sure face), `AROUND_CLEAR`
-DROPPED_SIZES = (0.75, 0.9, 1.0)  # from every die found, is read at 3 x 3 places this x side
-                              # apart, at these x side (`_dropped_die_look`, 34th session)
+DROPPED_SIZES = (0.6, 0.75, 0.9, 1.0)  # from every die found, is read at 3 x 3 places this x side
+                              # apart, at these x side (`_dropped_die_look`, 34th session;
+                              # 0.6, a top face, since the 39th: lone grey dice)
 BESIDE_CLEAR = 0.6            # a pip face read this x the typical side from every die found,
 BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again there at that side,
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
