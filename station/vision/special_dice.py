@@ -25,7 +25,8 @@ Out of the box, no teaching at the table:
    fine-tuned on special dice: weights `weights/special_lean.onnx`, trained by
    `station/vision/training/train_special_lean.py`), at the place it was read and at the
    segmenter's outline, which flags the leaning dice whose tilted face the face network
-   reads as a flat one.
+   reads as a flat one; not a die whose top face, found in the image, is square
+   (`SQUARE_FACE`): a tilted face is foreshortened.
 3. Bearings are measured, not classified, on the full-resolution pixels: the top face is a
    common colour near the crop's centre grown into a convex region (side faces are shaded
    differently, neighbouring dice differ in colour); its marks, brighter or darker than it,
@@ -102,7 +103,11 @@ SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow 
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
 LEAN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_lean.onnx")
 LEAN_SIZE, LEAN_CONTEXT = 64, 2.0   # the lean check's crop (as the pip dice's)
-LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked
+LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked,
+SQUARE_FACE = 0.97          # unless its top face is found at least this square at each of
+SQUARE_FACE_SIDES = (1.0, 1.3)   # these x its side: of 35 leaning dice the check saw on
+                            # development trays 1 was (0.973), of the flat dice half were
+                            # (docs/history/special-dice.md, fortieth session)
 BEARING_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "scatter_bearing.onnx")
 BEARING_BINS = 36           # the bearing network's classes: 10-degree sectors from image up
 BEARING_AGREE = 10.0        # degrees: the print's bearing and the network's agree within this
@@ -170,7 +175,7 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
     places = [(x, y, side)] + ([outline] if outline not in (None, (x, y, side)) else [])
     leaning = _leaning(image, places)
-    if leaning >= LEAN_CUTOFF:
+    if leaning >= LEAN_CUTOFF and not _square_top_face(image, x, y, side):
         return SpecialReading(kind, None, None, leaning, (x, y))
     if kind == "artillery":
         return SpecialReading("artillery", label, None, confidence, (x, y))
@@ -180,6 +185,14 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
                               confidence, (x, y))
     return SpecialReading("scatter", "hit", _hit_face_bearing(image, x, y, side, crop),
                           confidence, (x, y))
+
+
+def _square_top_face(image: np.ndarray, x: float, y: float, side: float) -> bool:
+    """Is the top face of the die at (x, y), `side` wide, found square (`SQUARE_FACE`) in
+    the image at each of `SQUARE_FACE_SIDES`? A leaning die's tilted face is foreshortened
+    (`TopFace`), so the lean check's verdict on such a die is not taken."""
+    faces = [find_top_face(image, x, y, side * k) for k in SQUARE_FACE_SIDES]
+    return all(face is not None and face.squareness >= SQUARE_FACE for face in faces)
 
 
 def _face_of(probs: np.ndarray, outline_side: float, cocked_from: float) -> float:

@@ -104,3 +104,22 @@ def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():
     assert "  orange artillery die at (10, 20): cocked (leaning), re-roll it or enter it by " \
            "hand" in lines
     assert not [line for line in lines if "None" in line]
+
+
+def test_a_flat_die_the_lean_check_doubts_keeps_its_face_when_its_top_face_is_square(
+        monkeypatch):
+    """A flat black HIT face whose top face the image shows square (`SQUARE_FACE` at each of
+    `SQUARE_FACE_SIDES`): a lean check sure it leans does not flag it, as a tilted face would
+    be foreshortened. Without the square-face rule the same verdict flags it cocked."""
+    shot = render_roll([Face("scatter", "hit")], np.random.default_rng(6), colours=["black"])
+    truth = shot.truth[0]
+    x0, y0, x1, y1 = truth.box
+    corners = np.asarray(truth.top_corners, float)
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, 0), axis=1)))
+    cut = ((x0 + x1) / 2, (y0 + y1) / 2, side)
+    monkeypatch.setattr(special_dice, "_leaning", lambda image, places: 0.99)
+    got = read_special(shot.image, *cut)
+    assert got is not None and (got.kind, got.value) == ("scatter", "hit")
+    monkeypatch.setattr(special_dice, "SQUARE_FACE", 1.01)           # no face is that square
+    got = read_special(shot.image, *cut)
+    assert got is not None and (got.kind, got.value) == ("scatter", None)
