@@ -175,7 +175,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
     places = [(x, y, side)] + ([outline] if outline not in (None, (x, y, side)) else [])
     leaning = _leaning(image, places)
-    if leaning >= LEAN_CUTOFF and not _square_top_face(image, x, y, side):
+    if leaning >= LEAN_CUTOFF and \
+            not _square_top_face(image, x, y, [side * k for k in SQUARE_FACE_SIDES]):
         return SpecialReading(kind, None, None, leaning, (x, y))
     if kind == "artillery":
         return SpecialReading("artillery", label, None, confidence, (x, y))
@@ -187,11 +188,13 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
                           confidence, (x, y))
 
 
-def _square_top_face(image: np.ndarray, x: float, y: float, side: float) -> bool:
-    """Is the top face of the die at (x, y), `side` wide, found square (`SQUARE_FACE`) in
-    the image at each of `SQUARE_FACE_SIDES`? A leaning die's tilted face is foreshortened
-    (`TopFace`), so the lean check's verdict on such a die is not taken."""
-    faces = [find_top_face(image, x, y, side * k) for k in SQUARE_FACE_SIDES]
+def _square_top_face(image: np.ndarray, x: float, y: float, outline_sides: list[float]
+                     ) -> bool:
+    """Is the top face of the die at (x, y) found at least `SQUARE_FACE` square in the image
+    (`find_top_face`), sought in an outline of each of `outline_sides`? A leaning die's
+    tilted face is foreshortened (`TopFace`): such a die is flat, whatever a network made of
+    its side faces and shadow."""
+    faces = [find_top_face(image, x, y, side) for side in outline_sides]
     return all(face is not None and face.squareness >= SQUARE_FACE for face in faces)
 
 
@@ -234,14 +237,18 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     the surest face wins, read at its place (`centre`). A die read as
     cocked where it was found (from `OUTLINE_COCKED_PROBABILITY`) stays cocked (a re-roll
     rather than a wrong face; letting a sure face read elsewhere win took the flag from
-    cocked dice, docs/history/special-dice.md, session 11); one read as nothing there but cocked at its
+    cocked dice, docs/history/special-dice.md, session 11), unless its top face is found
+    square (`_square_top_face`: fortieth session); one read as nothing there but cocked at its
     top face (from `COCKED_PROBABILITY`) is cocked."""
     if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
     face = centre_on_face(image, x, y, outline_side)
     places = [(x, y, outline_side), face] + _top_face_places(image, x, y, outline_side)
-    cocked_from = [OUTLINE_COCKED_PROBABILITY] + [COCKED_PROBABILITY] * (len(places) - 1)
     probs = _model().predict_many([face_crop(image, *place) for place in places])
+    outline_cocked = OUTLINE_COCKED_PROBABILITY
+    if probs[0][COCKED] >= outline_cocked and _square_top_face(image, x, y, [outline_side]):
+        outline_cocked = math.inf    # its outline's crop holds side faces and shadow; read it
+    cocked_from = [outline_cocked] + [COCKED_PROBABILITY] * (len(places) - 1)
     faces = [_face_of(p, outline_side, c) for p, c in zip(probs, cocked_from)]
     sure = faces[:2] + [face if face >= SURE_AROUND else 0.0 for face in faces[2:]]
     best = int(np.argmax(sure))

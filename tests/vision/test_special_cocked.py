@@ -123,3 +123,40 @@ def test_a_flat_die_the_lean_check_doubts_keeps_its_face_when_its_top_face_is_sq
     monkeypatch.setattr(special_dice, "SQUARE_FACE", 1.01)           # no face is that square
     got = read_special(shot.image, *cut)
     assert got is not None and (got.kind, got.value) == ("scatter", None)
+
+
+class OutlineReadCocked:
+    """The face network, but the first crop `read_segmented` reads (the die's whole outline)
+    comes out 90 % cocked, as the outline crops of some flat dice do (side faces, shadow)."""
+
+    def __init__(self, network):
+        self.network = network
+
+    def predict_many(self, crops):
+        probs = self.network.predict_many(crops).copy()
+        probs[0] *= 0.1
+        probs[0][special_dice.COCKED] += 0.9
+        return probs
+
+
+@pytest.mark.parametrize("faces, seed, square", [([Face("artillery", 8)], 1, True),
+                                                 ([Face("d6", 3), Face("artillery", 6)], 3,
+                                                  False)])
+def test_a_die_whose_outline_reads_cocked_is_read_when_its_top_face_is_square(
+        monkeypatch, faces, seed, square):
+    """read_segmented: a flat die whose top face the image shows square is read as its face
+    though its outline's crop reads cocked; a leaning die's foreshortened face is not
+    square, and it stays cocked."""
+    shot = render_roll(faces, np.random.default_rng(seed), size=(1280, 960),
+                       cocked=0.0 if square else 0.6)
+    truth = shot.truth[-1]
+    assert ("cocked" in truth.flags) != square
+    x0, y0, x1, y1 = truth.box
+    network = special_dice._model()
+    monkeypatch.setattr(special_dice, "_model", lambda: OutlineReadCocked(network))
+    got = special_dice.read_segmented(shot.image, (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0)
+    expected = truth.value if square else None
+    assert got is not None and (got.kind, got.value) == (truth.kind, expected)
+    monkeypatch.setattr(special_dice, "SQUARE_FACE", 1.01)           # no face is that square
+    got = special_dice.read_segmented(shot.image, (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0)
+    assert got is not None and (got.kind, got.value) == (truth.kind, None)
