@@ -90,8 +90,10 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
         y = _draw_lines(draw, (x0, y), _wrapped(draw, screen.prompt, big, x1 - x0, 4), big,
                         MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
         prompt = _hint(screen)
-    y = _draw_under_result(draw, screen, (x0, y, x1, body[3] - round(6 * unit)), unit)
-    if screen.entry_id is not None and y < body[3] - 30 * unit:
+    # the journal number is the proof of a roll: the text above leaves it its line
+    journal_line = round(24 * unit) if screen.entry_id is not None else 0
+    y = _draw_under_result(draw, screen, (x0, y, x1, body[3] - round(6 * unit) - journal_line), unit)
+    if screen.entry_id is not None and y <= body[3] - 24 * unit:
         draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
                   fill=MUTED, anchor="rd")
 
@@ -157,9 +159,10 @@ def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: fl
 def _draw_under_result(draw: ImageDraw.ImageDraw, screen: Screen, box, unit: float) -> float:
     """The details, the chance, the rule IDs and any hardware problems in `box` (x0, y0, x1,
     y1) from its top; return the y below them. The chance, the rules (cited on screen,
-    whatever else is cut) and the problems get their room first; the details take what is
-    left, each shortened with an ellipsis or left out when the room runs out (a throw
-    shows four rolls and four details: the rules line fell off the screen)."""
+    whatever else is cut) and the problems get their room first (a throw shows four rolls
+    and four details: the rules line fell off the screen); the details take what is left,
+    in the largest of four sizes that shows them whole, else in the smallest, sharing it
+    (`_share_lines`): a detail given fewer lines than it needs ends with an ellipsis."""
     x0, y, x1, y1 = box
     width = x1 - x0
     body, small, tiny = font(round(26 * unit)), font(round(22 * unit)), font(round(20 * unit))
@@ -174,15 +177,36 @@ def _draw_under_result(draw: ImageDraw.ImageDraw, screen: Screen, box, unit: flo
         under.append((4 * unit, _wrapped(draw, f"{name}: {problem}", tiny, width, 4), tiny,
                       MARK_PROBLEM))
     room_for_details = y1 - sum(gap + len(lines) * _line_height(f) for gap, lines, f, _ in under)
-    for line in screen.details:
-        fits = int((room_for_details - y) // _line_height(body))
-        if fits < 1:
+    gap = round(4 * unit)
+    for detail_font in (body, font(round(24 * unit)), small, tiny):   # whole if they can be
+        needs = [len(_wrapped(draw, line, detail_font, width, 99)) for line in screen.details]
+        shares = _share_lines(needs, room_for_details - y, _line_height(detail_font), gap)
+        if shares == needs:
             break
-        y = _draw_lines(draw, (x0, y), _wrapped(draw, line, body, width, min(2, fits)), body,
-                        TEXT) + round(4 * unit)
+    for line, share in zip(screen.details, shares):
+        y = _draw_lines(draw, (x0, y), _wrapped(draw, line, detail_font, width, share),
+                        detail_font, TEXT) + gap
     for gap, lines, f, colour in under:
         y = _draw_lines(draw, (x0, y + gap), lines, f, colour)
     return y
+
+
+def _share_lines(needs: list[int], room: float, line_height: float, gap: float) -> list[int]:
+    """How many lines each detail gets of `room`: one each in order while they fit, then a
+    second each, and so on up to what each needs; details with no line are left out (the
+    list is cut there). Every detail is seen before any is drawn whole."""
+    shares = [0] * len(needs)
+    used = 0.0
+    for round_ in range(1, max(needs, default=0) + 1):
+        for i, need in enumerate(needs):
+            if need < round_ or (round_ > 1 and shares[i] == 0):
+                continue
+            cost = line_height + (gap if shares[i] == 0 else 0)
+            if used + cost - gap > room:            # the last detail's gap may hang over
+                return [share for share in shares if share]
+            shares[i] += 1
+            used += cost
+    return [share for share in shares if share]
 
 
 def _line_height(f: ImageFont.FreeTypeFont) -> float:

@@ -4,7 +4,7 @@ import dataclasses
 
 from PIL import ImageDraw
 
-from station.display.render import render
+from station.display.render import _share_lines, render
 from station.display.screen import DieMark
 
 
@@ -67,6 +67,28 @@ def test_details_that_fit_are_drawn_whole(monkeypatch, screens):
     calls = drawn_text(monkeypatch, screens["resolved"])
     texts = [text for text, _ in calls]
     assert "2D6+5: 4+5+5 = 14" in texts and "14 >= DEF 13: hit" in texts
+
+
+def test_long_details_are_shown_whole_when_a_smaller_size_fits(monkeypatch, screens):
+    """The scatter ruling's two details (seen on the station, forty-first session: each cut
+    to two lines with an ellipsis while room was left below the rules): drawn whole, in a
+    smaller size, with the journal number still in sight."""
+    details = ['A = 2: moves 2" along 325.7° (dx -1.13", dy +1.65"), ignoring anything in the way',
+               "arrow bearing 325.7° clockwise from the tray's up edge"]
+    scatter = dataclasses.replace(screens["scatter"], details=details, entry_id=70,
+                                  odds=0.111, odds_of='an arrow and 2" (any bearing)')
+    texts = [text for text, _ in drawn_text(monkeypatch, scatter)]
+    assert not any(text.endswith("…") for text in texts), texts
+    assert "anything in the way" in " ".join(texts) and "journal #70" in texts
+
+
+def test_details_share_the_room_line_by_line():
+    """Every detail gets a line before any gets a second; none is left half-listed."""
+    assert _share_lines([3, 3], room=4 * 30 + 10, line_height=30, gap=4) == [2, 2]
+    assert _share_lines([1, 3], room=4 * 30 + 10, line_height=30, gap=4) == [1, 3]
+    assert _share_lines([2, 2, 2], room=30, line_height=30, gap=4) == [1]
+    assert _share_lines([2, 2], room=10, line_height=30, gap=4) == []
+    assert _share_lines([], room=100, line_height=30, gap=4) == []
 
 
 def test_labels_of_dice_side_by_side_do_not_cover_each_other(monkeypatch, screens):
