@@ -50,7 +50,9 @@
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
-   pips to the d6 network. The special reader reports a die where it finds its top face, so
+   pips to the d6 network; and round each die found, a special die touching it that no
+   look found is sought (`_special_beside_look`: the pair read as one die). The special
+   reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
    (`_one_reading_a_special_face`).
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
@@ -76,8 +78,9 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
 from station.vision.colour import colour_name
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
                                   outward_angle, pyramid_level)
+from station.vision.special_dice import TOP_FACE as SPECIAL_TOP_FACE
 from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
-                                         warm_up_special)
+                                         special_face_probability, warm_up_special)
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
@@ -106,6 +109,11 @@ MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at le
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
 SURE_SPECIAL = 0.95      # ... and its reading wins from this sure (it has seen no real pip
                          # dice, and swirled ones can look like numerals to it)
+SPECIAL_BESIDE = (0.9, 1.15, 1.4)  # ... and a special die touching a die found is sought these x
+SPECIAL_DIRECTIONS = 12       # a top face from it in this many directions, at places this x a top
+SPECIAL_CLEAR = 0.8           # face from every die read with a face, read further where the face
+SPECIAL_SCREEN = 0.9          # network reads a special face this sure (`_special_beside_look`,
+SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns
 FLAT_OVER_COCKED = 0.9   # ... and on a die it calls cocked less than `SURE`, a face the special
                          # reader reads this sure (its own cocked checks passed) wins: flat
                          # special dice the d6 network takes for leaning (a leaning die can
@@ -1454,8 +1462,9 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
 
     `expect_special`: scatter or artillery dice are likely in the tray (the rules asked for
     them): a die read as pips with some doubt that it is special is also shown to the
-    special-dice reader (step 6, ~16 ms a die); off, only dice the d6 network calls special
-    are.
+    special-dice reader (step 6, ~16 ms a die), and special dice touching the dice found
+    are sought round them (`_special_beside_look`, a few ms a die); off, only dice the d6
+    network calls special are read as special dice.
     `calibration` (a `calibration.TrayCalibration`, any frame size of its camera) adds each
     die's position in tray millimetres and turns scatter bearings to the tray's up edge;
     without it, bearings are clockwise from image up. A profile made at another aspect
@@ -1494,12 +1503,74 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
                 if _pips_read(coarser[0]) > _pips_read(dice):
                     dice, _, special = coarser
     dice = _lean_check(source, dice)
+    if expect_special:
+        dice = _special_beside_look(source, dice, special, skip)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     dice, read = _one_reading_a_special_face(dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
+
+
+def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                         special: dict[Candidate, SpecialReading | None], skip
+                         ) -> list[tuple[Candidate, np.ndarray]]:
+    """Expecting special dice: a special die touching a die found that no look found (the
+    pair reads as the other die alone; docs/history/special-dice.md, forty-second session)
+    is sought round each die found, in `SPECIAL_DIRECTIONS` directions, `SPECIAL_BESIDE` top
+    faces away (a top face: `special_dice.TOP_FACE` of the typical outline), at places
+    farther than `SPECIAL_CLEAR` top faces from every die read with a face, and from every
+    die the special reader read (where it read it): a place the face network reads as a
+    special face `SPECIAL_SCREEN` sure (`special_face_probability`, `SPECIAL_SCREEN_TURNS`
+    quarter turns) is read by `read_segmented`, and a face read there `SURE_SPECIAL` sure,
+    at a top face still that clear, is a die (its reading goes to `special`, for
+    `_describe`). A die the special reader read as leaning is taken like the others:
+    sought within too, and giving way to a face read there, leaning dice were read as
+    faces (12 on the development trays with leaning dice)."""
+    if not dice:
+        return dice
+    faced = [c for c, p in dice if not _without_face(p)]
+    outline = float(np.median([c.side for c in faced or [c for c, _ in dice]]))
+    face = SPECIAL_TOP_FACE * outline
+    taken = [Candidate(*special[c].centre, c.side) if special.get(c) is not None
+             and special[c].centre else c for c, p in dice
+             if not _without_face(p) or special.get(c) is not None]
+    h, w = source.image.shape[:2]
+    places = []
+    for c, _ in dice:
+        for k in range(SPECIAL_DIRECTIONS):
+            angle = 2 * math.pi * k / SPECIAL_DIRECTIONS
+            for reach in SPECIAL_BESIDE:
+                spot = Candidate(c.x + reach * face * math.cos(angle),
+                                 c.y + reach * face * math.sin(angle), face)
+                if 0 <= spot.x < w and 0 <= spot.y < h and \
+                        (skip is None or not skip(spot.x, spot.y)) and \
+                        _farther(spot, taken, SPECIAL_CLEAR * face):
+                    places.append(spot)
+    if not places:
+        return dice
+    screened = special_face_probability(source.image, [(c.x, c.y, c.side) for c in places],
+                                        SPECIAL_SCREEN_TURNS)
+    dice = list(dice)
+    for i in np.argsort(-screened):
+        spot = places[i]
+        if screened[i] < SPECIAL_SCREEN:
+            break
+        if not _farther(spot, taken, SPECIAL_CLEAR * face):
+            continue
+        reading = read_segmented(source.image, spot.x, spot.y, outline)
+        if reading is None or reading.value is None or reading.confidence < SURE_SPECIAL:
+            continue
+        die = Candidate(*(reading.centre or (spot.x, spot.y)), outline)
+        if not _farther(die, taken, SPECIAL_CLEAR * face):
+            continue
+        p = np.zeros(CLASSES, np.float32)
+        p[SPECIAL] = 1.0
+        special[die] = reading
+        taken.append(die)
+        dice.append((die, p))
+    return dice
 
 
 def _one_reading_a_special_face(dice: list[tuple[Candidate, np.ndarray]], read: list

@@ -212,6 +212,18 @@ def _face_of(probs: np.ndarray, outline_side: float, cocked_from: float) -> floa
     return float(flat[best]) if best != 0 and flat[best] >= least else 0.0
 
 
+def special_face_probability(image: np.ndarray, places: list[tuple[float, float, float]],
+                             turns: int = 4) -> np.ndarray:
+    """How surely the face network reads a flat special face at each of `places` (x, y,
+    side), in one call (`_face_of`: 0 where it reads pips, no die or a cocked die), from
+    `turns` quarter turns of each crop: a cheap first look before `read_segmented`."""
+    if not places:
+        return np.zeros(0)
+    probs = _model().predict_many([face_crop(image, *place) for place in places], turns)
+    return np.array([_face_of(p, side, COCKED_PROBABILITY)
+                     for p, (_, _, side) in zip(probs, places)])
+
+
 def _likely_kind(probs: np.ndarray) -> str:
     """Which die a cocked die most likely is: the kind whose faces (pips: "other") are the
     most probable together. Of the dice flagged cocked, cut at their true centre on 120
@@ -662,10 +674,11 @@ class _FaceNet:
         (numerals and words read whichever way up they lie)."""
         return self.predict_many([crop])[0]
 
-    def predict_many(self, crops: list[np.ndarray]) -> np.ndarray:
-        """`predict` of several crops in one network call: one row each."""
-        turns = np.stack([np.rot90(crop, k) for crop in crops for k in range(4)])
-        logits = self.net.run(normalise(turns)).reshape(len(crops), 4, len(CLASSES))
+    def predict_many(self, crops: list[np.ndarray], turns: int = 4) -> np.ndarray:
+        """`predict` of several crops in one network call: one row each; `turns` < 4: only
+        the first quarter turns are averaged (a cheaper, rougher look)."""
+        turned = np.stack([np.rot90(crop, k) for crop in crops for k in range(turns)])
+        logits = self.net.run(normalise(turned)).reshape(len(crops), turns, len(CLASSES))
         p = np.exp(logits - logits.max(axis=2, keepdims=True))
         return (p / p.sum(axis=2, keepdims=True)).mean(axis=1)
 
