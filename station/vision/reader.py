@@ -114,6 +114,8 @@ SPECIAL_DIRECTIONS = 12       # a top face from it in this many directions, at p
 SPECIAL_CLEAR = 0.8           # face from every die read with a face, read further where the face
 SPECIAL_SCREEN = 0.9          # network reads a special face this sure (`_special_beside_look`,
 SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns
+SPECIAL_BLOB = 1.4            # ... round a die whose blob is at least this x the typical outline
+                              # squared (a lone die's is 1.0-1.25; none under it: looked round too)
 FLAT_OVER_COCKED = 0.9   # ... and on a die it calls cocked less than `SURE`, a face the special
                          # reader reads this sure (its own cocked checks passed) wins: flat
                          # special dice the d6 network takes for leaning (a leaning die can
@@ -1504,7 +1506,7 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
                     dice, _, special = coarser
     dice = _lean_check(source, dice)
     if expect_special:
-        dice = _special_beside_look(source, dice, special, skip)
+        dice = _special_beside_look(source, dice, special, skip, edges)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     dice, read = _one_reading_a_special_face(dice, read)
@@ -1514,11 +1516,12 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
 
 
 def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
-                         special: dict[Candidate, SpecialReading | None], skip
-                         ) -> list[tuple[Candidate, np.ndarray]]:
+                         special: dict[Candidate, SpecialReading | None], skip,
+                         edges: TrayEdges) -> list[tuple[Candidate, np.ndarray]]:
     """Expecting special dice: a special die touching a die found that no look found (the
     pair reads as the other die alone; docs/history/special-dice.md, forty-second session)
-    is sought round each die found, in `SPECIAL_DIRECTIONS` directions, `SPECIAL_BESIDE` top
+    is sought round each die found whose blob holds more than one die (`SPECIAL_BLOB`; no
+    blob under it: round it too), in `SPECIAL_DIRECTIONS` directions, `SPECIAL_BESIDE` top
     faces away (a top face: `special_dice.TOP_FACE` of the typical outline), at places
     farther than `SPECIAL_CLEAR` top faces from every die read with a face, and from every
     die the special reader read (where it read it): a place the face network reads as a
@@ -1539,6 +1542,8 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     h, w = source.image.shape[:2]
     places = []
     for c, _ in dice:
+        if 0 < edges.blob_area(c) < SPECIAL_BLOB * outline ** 2:
+            continue
         for k in range(SPECIAL_DIRECTIONS):
             angle = 2 * math.pi * k / SPECIAL_DIRECTIONS
             for reach in SPECIAL_BESIDE:

@@ -7,6 +7,8 @@ import numpy as np
 
 from station.fakes.tray import random_tray
 from station.vision import read_tray, reader
+from station.vision.segment import Candidate
+from station.vision.special_dice import SpecialReading
 
 
 def test_an_artillery_die_touching_a_pip_die_is_found_and_read(monkeypatch, read_at):
@@ -37,31 +39,64 @@ def test_a_scatter_die_touching_a_die_found_is_sought_round_it_when_special_dice
     found = read_at(read_tray(rendered.image, expect_special=True), truth)
     assert found is not None and (found.kind, found.value) == ("scatter", "hit")
     assert read_at(read_tray(rendered.image), truth) is None      # not sought unless expected
-    monkeypatch.setattr(reader, "_special_beside_look", lambda source, dice, special, skip: dice)
+    monkeypatch.setattr(reader, "_special_beside_look",
+                        lambda source, dice, special, skip, edges: dice)
     assert read_at(read_tray(rendered.image, expect_special=True), truth) is None
+
+
+class Blobs:
+    """`TrayEdges.blob_area` of the dice at hand: the area of the blob under each."""
+
+    def __init__(self, areas: dict) -> None:
+        self.areas = areas
+
+    def blob_area(self, c) -> float:
+        return self.areas.get((c.x, c.y), 0.0)
+
+
+def looked_round(monkeypatch, dice, special, blobs) -> tuple[list, list]:
+    """Run the look on a black frame where every place reads as a HIT: the places read by
+    the special reader, and the dice after the look."""
+    looked = []
+    monkeypatch.setattr(reader, "special_face_probability",
+                        lambda image, places, turns: np.ones(len(places)))
+    monkeypatch.setattr(reader, "read_segmented", lambda image, x, y, side: looked.append(
+        (x, y)) or SpecialReading("scatter", "hit", None, 0.99, (x, y)))
+    source = reader.CropSource(np.zeros((400, 400, 3), np.uint8))
+    return looked, reader._special_beside_look(source, dice, special, None, blobs)
+
+
+def special_die(x: float, y: float, value, special: dict) -> tuple:
+    c = Candidate(x, y, 40)
+    special[c] = SpecialReading("artillery", value, None, 0.9, (x, y))
+    p = np.zeros(reader.CLASSES, np.float32)
+    p[reader.SPECIAL] = 1.0
+    return c, p
 
 
 def test_a_die_read_leaning_stays_and_no_special_die_is_read_on_it(monkeypatch):
     """Round a die the special reader read as leaning, places are read only clear of it, and
     it stays (sought within it, and giving way to a face read there, leaning dice were read
     as faces: their tilted face reads as a flat one)."""
-    from station.vision.segment import Candidate
-    from station.vision.special_dice import SpecialReading
-    source = reader.CropSource(np.zeros((400, 400, 3), np.uint8))
-    leaning, flat = Candidate(100, 100, 40), Candidate(140, 100, 40)   # side by side
-    p = np.zeros(reader.CLASSES, np.float32)
-    p[reader.SPECIAL] = 1.0
-    special = {leaning: SpecialReading("artillery", None, None, 0.9, (100, 100)),
-               flat: SpecialReading("artillery", 4, None, 0.99, (140, 100))}
-    looked = []
-    monkeypatch.setattr(reader, "special_face_probability",
-                        lambda image, places, turns: np.ones(len(places)))
-    monkeypatch.setattr(reader, "read_segmented", lambda image, x, y, side: looked.append(
-        (x, y)) or SpecialReading("scatter", "hit", None, 0.99, (x, y)))
-    dice = reader._special_beside_look(source, [(leaning, p), (flat, p)], special, None)
+    special = {}
+    leaning = special_die(100, 100, None, special)
+    flat = special_die(140, 100, 4, special)                  # side by side, one blob
+    looked, dice = looked_round(monkeypatch, [leaning, flat], special,
+                                Blobs({(100, 100): 3200, (140, 100): 3200}))
     clear = reader.SPECIAL_CLEAR * reader.SPECIAL_TOP_FACE * 40
     assert looked and all(np.hypot(x - 100, y - 100) > clear for x, y in looked)
-    assert [c for c, _ in dice[:2]] == [leaning, flat] and special[leaning].value is None
+    assert dice[:2] == [leaning, flat] and special[leaning[0]].value is None
     added = [c for c, _ in dice[2:]]
     assert added and all(special[c].value == "hit" for c in added)
     assert all(np.hypot(a.x - b.x, a.y - b.y) > clear for a in added for b in added if a != b)
+
+
+def test_only_dice_whose_blob_holds_more_than_one_die_are_looked_round(monkeypatch):
+    """A die alone in its blob (a lone die's blob is 1.0-1.25 of its outline squared) has no
+    die touching it to find: the look's places are read round the others only."""
+    special = {}
+    alone = special_die(100, 100, 4, special)
+    paired = special_die(300, 300, 6, special)
+    looked, _ = looked_round(monkeypatch, [alone, paired], special,
+                             Blobs({(100, 100): 1.1 * 40 ** 2, (300, 300): 2.0 * 40 ** 2}))
+    assert looked and all(np.hypot(x - 300, y - 300) < 2 * 40 for x, y in looked)
