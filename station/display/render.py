@@ -32,6 +32,7 @@ LEVEL_COLOURS = {"info": (44, 62, 92), "warn": (150, 104, 20), "error": (160, 36
 MARK_OK = (250, 196, 60)
 MARK_PROBLEM = (255, 70, 60)
 MARK_CHECK = (255, 128, 40)       # a value read less than CHECK_BELOW sure: look at the die
+COMPACT_DETAILS_FROM = 120        # pixels high: a small screen this tall shows the details too
 
 
 # Characters the rules' texts use that the bundled font has no glyph for.
@@ -116,8 +117,20 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     _fit_text(draw, (0, 0), spaced(screen.action), line, width, fill=white)
     draw.line((0, line + 2, width, line + 2), fill=white)
     big = screen.headline or screen.state_label
-    _fit_text(draw, (width / 2, line + 6), big, height - 3 * line - 10, width, fill=white,
-              anchor="mt", bold=True)
+    room = height - 3 * line - 10                 # between the rule under the action and the chance
+    # a screen with room for more (320x240) shows the details under the result: the dice
+    # read and the rule's arithmetic, as the full layout does
+    details = screen.details if height >= COMPACT_DETAILS_FROM else []
+    big_size = min(room, round(height / 4)) if details else room
+    bottom = _fit_text(draw, (width / 2, line + 6), big, big_size, width, fill=white,
+                       anchor="mt", bold=True)
+    if details:
+        small = font(max(9, round(line * 0.7)))
+        needs = [len(_wrapped(draw, detail, small, width, 99)) for detail in details]
+        y = bottom + 4
+        for detail, share in zip(details, _share_lines(needs, height - 2 * line - 8 - y,
+                                                       _line_height(small), 0)):
+            y = _draw_lines(draw, (0, y), _wrapped(draw, detail, small, width, share), small, white)
     under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
     _fit_text(draw, (0, height - 2 * line - 2), spaced(under), line, width, fill=white)
     _fit_text(draw, (0, height - line - 1), spaced(screen.prompt or _hint(screen)), line, width,

@@ -138,3 +138,19 @@ def test_a_label_goes_nearer_its_own_die_than_its_neighbour(monkeypatch, screens
         mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         near = [((mx - x) ** 2 + (my - y) ** 2) ** 0.5 for x, y in rings]
         assert near[own] < near[1 - own], (own, box, rings)
+
+
+def test_a_small_screen_with_room_shows_the_details_under_the_result(monkeypatch, screens):
+    """320x240: the dice read and the rule's arithmetic under the big result, as on the full
+    layout; 128x64 has no room for them."""
+    from station.display.render import render_compact
+    calls = []
+    real = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", lambda self, xy, text, *a, **k: (
+        calls.append(text), real(self, xy, text, *a, **k))[1])
+    render_compact(screens["resolved"], (320, 240))
+    assert "2D6+5: 4+5+5 = 14" in calls and "14 >= DEF 13: hit" in calls
+    assert "WM-RNG-2" in " ".join(calls)                  # the rule, still cited
+    calls.clear()
+    render_compact(screens["resolved"], (128, 64))
+    assert not any("DEF 13" in text for text in calls)
