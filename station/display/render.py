@@ -117,7 +117,9 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     _fit_text(draw, (0, 0), spaced(screen.action), line, width, fill=white)
     draw.line((0, line + 2, width, line + 2), fill=white)
     big = screen.headline or screen.state_label
-    room = height - 3 * line - 10                 # between the rule under the action and the chance
+    prompt = _compact_prompt(draw, screen.prompt or _hint(screen), line, width, spaced)
+    lift = (len(prompt) - 1) * line               # a prompt on two lines takes from the result
+    room = height - 3 * line - 10 - lift          # between the rule under the action and the chance
     # a screen with room for more (320x240) shows the details under the result: the dice
     # read and the rule's arithmetic, as the full layout does
     details = screen.details if height >= COMPACT_DETAILS_FROM else []
@@ -128,14 +130,26 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
         small = font(max(9, round(line * 0.7)))
         needs = [len(_wrapped(draw, detail, small, width, 99)) for detail in details]
         y = bottom + 4
-        for detail, share in zip(details, _share_lines(needs, height - 2 * line - 8 - y,
+        for detail, share in zip(details, _share_lines(needs, height - 2 * line - 8 - lift - y,
                                                        _line_height(small), 0)):
             y = _draw_lines(draw, (0, y), _wrapped(draw, detail, small, width, share), small, white)
     under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
-    _fit_text(draw, (0, height - 2 * line - 2), spaced(under), line, width, fill=white)
-    _fit_text(draw, (0, height - line - 1), spaced(screen.prompt or _hint(screen)), line, width,
-              fill=white)
+    _fit_text(draw, (0, height - 2 * line - 2 - lift), spaced(under), line, width, fill=white)
+    for i, text in enumerate(prompt):
+        _fit_text(draw, (0, height - (len(prompt) - i) * line - 1), text, line, width, fill=white)
     return image
+
+
+def _compact_prompt(draw: ImageDraw.ImageDraw, prompt: str, line: int, width: int,
+                    spaced) -> list[str]:
+    """The prompt's lines on a small screen: one, its spaces doubled (`spaced`) when that
+    fits at the smallest size, else as written; two lines when even that does not fit (a
+    128x64 OLED cut "ROLL again, NEXT action, MEASURE" short)."""
+    smallest = font(8)
+    for text in (spaced(prompt), prompt):
+        if draw.textlength(text.translate(PLAIN), font=smallest) <= width:
+            return [text]
+    return [spaced(text) for text in _wrapped(draw, prompt, font(line), width, 2)]
 
 
 def _hint(screen: Screen) -> str:

@@ -154,3 +154,18 @@ def test_a_small_screen_with_room_shows_the_details_under_the_result(monkeypatch
     calls.clear()
     render_compact(screens["resolved"], (128, 64))
     assert not any("DEF 13" in text for text in calls)
+
+
+def test_an_oled_shows_the_whole_prompt(monkeypatch, screens):
+    """128x64: a prompt too wide for one line even at the smallest size goes on two lines
+    (it was cut: "ROLL again, NEXT action, MEAS"); the result and the rule stay."""
+    from station.display.render import render_compact
+    calls = []
+    real = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", lambda self, xy, text, *a, **k: (
+        calls.append((text, xy[1])), real(self, xy, text, *a, **k))[1])
+    render_compact(screens["resolved"], (128, 64))
+    y = {" ".join(text.split()): y for text, y in calls}
+    assert "ROLL again, NEXT action," in y and "MEASURE" in y, y
+    assert y["ROLL again, NEXT action,"] < y["MEASURE"] <= 64 - 9      # both on the screen
+    assert "HIT" in y and any("WM-RNG-2" in text for text in y)
