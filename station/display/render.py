@@ -114,17 +114,17 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     white = (255, 255, 255)
     # the bundled font's space is 2 px wide at OLED sizes: double it so words stay apart
     spaced = (lambda text: text.replace(" ", "  ")) if line < 14 else (lambda text: text)
-    _fit_text(draw, (0, 0), spaced(screen.action), line, width, fill=white)
-    draw.line((0, line + 2, width, line + 2), fill=white)
+    rule = max(line, _fit_text(draw, (0, 0), spaced(screen.action), line, width, fill=white)) + 2
+    draw.line((0, rule, width, rule), fill=white)             # under the action's descenders
     big = screen.headline or screen.state_label
     prompt = _compact_prompt(draw, screen.prompt or _hint(screen), line, width, spaced)
     lift = (len(prompt) - 1) * line               # a prompt on two lines takes from the result
-    room = height - 3 * line - 10 - lift          # between the rule under the action and the chance
+    room = height - 2 * line - rule - 8 - lift    # between the rule under the action and the chance
     # a screen with room for more (320x240) shows the details under the result: the dice
     # read and the rule's arithmetic, as the full layout does
     details = screen.details if height >= COMPACT_DETAILS_FROM else []
     big_size = min(room, round(height / 4)) if details else room
-    bottom = _fit_text(draw, (width / 2, line + 6), big, big_size, width, fill=white,
+    bottom = _fit_text(draw, (width / 2, rule + 4), big, big_size, width, fill=white,
                        anchor="mt", bold=True)
     if details:
         small = font(max(9, round(line * 0.7)))

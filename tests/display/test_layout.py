@@ -169,3 +169,14 @@ def test_an_oled_shows_the_whole_prompt(monkeypatch, screens):
     assert "ROLL again, NEXT action," in y and "MEASURE" in y, y
     assert y["ROLL again, NEXT action,"] < y["MEASURE"] <= 64 - 9      # both on the screen
     assert "HIT" in y and any("WM-RNG-2" in text for text in y)
+
+
+def test_the_rule_under_the_action_clears_its_descenders(monkeypatch, screens):
+    """320x240: the line under the action ran through "Impaler spear"'s p's."""
+    from PIL import Image
+    from station.display.render import font, render_compact
+    lines = recorded(monkeypatch, "line")
+    render_compact(screens["resolved"], (320, 240))
+    descenders = ImageDraw.Draw(Image.new("RGB", (1, 1))).textbbox(
+        (0, 0), "Impaler spear", font=font(240 // 7))[3]
+    assert lines and lines[0][1] > descenders
