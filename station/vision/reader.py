@@ -54,7 +54,7 @@
    look found is sought (`_special_beside_look`: the pair read as one die). The special
    reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
-   (`_one_reading_a_special_face`).
+   (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die).
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
@@ -1509,7 +1509,7 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         dice = _special_beside_look(source, dice, special, skip, edges)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
-    dice, read = _one_reading_a_special_face(dice, read)
+    dice, read = _one_reading_a_die(dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
@@ -1578,20 +1578,24 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     return dice
 
 
-def _one_reading_a_special_face(dice: list[tuple[Candidate, np.ndarray]], read: list
-                                ) -> tuple[list[tuple[Candidate, np.ndarray]], list]:
-    """The dice and their readings, without a special face read twice: the special reader
-    reports a face where it finds the die's top face, so two places on one special die (its
-    top face, and its side, found by a look) can be read as the same face at one spot. Of two
-    such readings of one kind and value closer than `SAME_DIE` sides, the surer is kept; a
-    die touched only by the reading dropped is no longer flagged touching."""
+def _one_reading_a_die(dice: list[tuple[Candidate, np.ndarray]], read: list
+                       ) -> tuple[list[tuple[Candidate, np.ndarray]], list]:
+    """The dice and their readings, without one die read twice, of two readings closer than
+    `SAME_DIE` sides the surer kept (a die touched only by the reading dropped is no longer
+    flagged touching), when both are
+    - the same special face: the special reader reports a face where it finds the die's top
+      face, so two places on one special die (its top face, and its side, found by a look)
+      can be read as the same face at one spot;
+    - without a value (cocked or unreadable, of any kind): a die by the wall read as a cocked
+      special die at its top face and as an unreadable pip die beside it is one re-roll.
+    Two pip readings of one face this close are left to the search: two touching dice
+    showing the same face can be read this close (docs/history/vision.md, forty-third
+    session)."""
     order = sorted(range(len(read)), key=lambda i: -read[i].confidence)
     kept: list[int] = []
     for i in order:
         die = read[i]
-        if not any(die.kind != "d6" and die.value is not None
-                   and (read[k].kind, read[k].value) == (die.kind, die.value)
-                   and math.dist(die.center, read[k].center)
+        if not any(_one_die(die, read[k]) and math.dist(die.center, read[k].center)
                    < SAME_DIE * max(dice[i][0].side, dice[k][0].side) for k in kept):
             kept.append(i)
     if len(kept) == len(read):
@@ -1602,6 +1606,13 @@ def _one_reading_a_special_face(dice: list[tuple[Candidate, np.ndarray]], read: 
         if not near and "touching" in die.flags:
             die.flags.remove("touching")
     return dice, read
+
+
+def _one_die(a, b) -> bool:
+    """Would readings `a` and `b`, close together, be one die (`_one_reading_a_die`)?"""
+    if a.value is None or b.value is None:
+        return a.value is None and b.value is None
+    return a.kind != "d6" and (a.kind, a.value) == (b.kind, b.value)
 
 
 def _all_ones(dice: list[tuple[Candidate, np.ndarray]]) -> bool:

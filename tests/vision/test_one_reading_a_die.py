@@ -1,11 +1,13 @@
-"""One reading a special face (`reader._one_reading_a_special_face`): the special reader
-reports a face where it finds the die's top face, so two places on one special die can be
-read as the same face at one spot (docs/history/vision.md, "Thirty-fourth session")."""
+"""One die, one reading (`reader._one_reading_a_die`): the special reader reports a face
+where it finds the die's top face, so two places on one special die can be read as the same
+face at one spot (docs/history/vision.md, "Thirty-fourth session"); and a die can be read
+twice without a value, once as a cocked die and once as an unreadable one (forty-third
+session)."""
 
 import numpy as np
 
 from station.vision.classifier import CLASSES
-from station.vision.reader import _one_reading_a_special_face
+from station.vision.reader import _one_reading_a_die
 from station.vision.segment import Candidate
 from station.vision.types import DetectedDie
 
@@ -29,7 +31,7 @@ def test_a_scatter_die_read_twice_is_read_once():
     read = [_read("scatter", "arrow", 211, 148, 0.48, ["touching"]),
             _read("scatter", "arrow", 212, 146, 0.97, ["touching"]),
             _read("d6", 4, 241, 148, 0.9, ["touching"])]
-    kept_dice, kept = _one_reading_a_special_face(dice, read)
+    kept_dice, kept = _one_reading_a_die(dice, read)
     assert [(d.kind, d.confidence) for d in kept] == [("scatter", 0.97), ("d6", 0.9)]
     assert [c for c, _ in kept_dice] == [Candidate(230, 130, 29), Candidate(250, 148, 29)]
     assert all("touching" in d.flags for d in kept)
@@ -38,16 +40,28 @@ def test_a_scatter_die_read_twice_is_read_once():
 def test_a_dropped_twin_leaves_no_touching_flag():
     read = [_read("artillery", 8, 100, 100, 0.9, ["touching"]),
             _read("artillery", 8, 101, 100, 0.6, ["touching"])]
-    _, kept = _one_reading_a_special_face(_dice((100, 100), (120, 100)), read)
+    _, kept = _one_reading_a_die(_dice((100, 100), (120, 100)), read)
     assert [(d.value, d.flags) for d in kept] == [(8, [])]
 
 
+def test_a_die_read_twice_without_a_value_is_one_re_roll():
+    # IMG_20191208_111304.jpg of the real photos: a gold 1 by the tray's wall, read as a
+    # cocked special die at its top face and as an unreadable pip die beside it, 16 px
+    # apart on a 39 px die. The surer is kept.
+    dice = _dice((475, 146), (465, 159))
+    read = [_read("artillery", None, 475, 146, 0.36, ["touching", "cocked"]),
+            _read("d6", None, 465, 159, 0.28, ["touching", "unreadable"])]
+    _, kept = _one_reading_a_die(dice, read)
+    assert [(d.kind, d.value, d.flags) for d in kept] == [("artillery", None, ["cocked"])]
+
+
 def test_other_close_readings_are_left_alone():
-    # Other faces, a cocked special die (no face) and pip dice this close are the search's
-    # business; only the same special face read twice is undone here.
+    # Other faces, a face beside a die without one, and pip dice this close are the search's
+    # business (two touching dice showing the same face are read this close).
     for a, b in [(("scatter", "arrow"), ("scatter", "hit")),
-                 (("artillery", None), ("artillery", None)),
+                 (("artillery", 8), ("artillery", None)),
+                 (("d6", 3), ("d6", None)),
                  (("d6", 3), ("d6", 3))]:
         dice = _dice((100, 100), (110, 100))
         read = [_read(*a, 100, 100, 0.9), _read(*b, 105, 100, 0.8)]
-        assert _one_reading_a_special_face(dice, read) == (dice, read)
+        assert _one_reading_a_die(dice, read) == (dice, read)
