@@ -54,7 +54,8 @@
    look found is sought (`_special_beside_look`: the pair read as one die). The special
    reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
-   (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die).
+   (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die),
+   or twice as one pip face that the crop between the two readings shows too.
 7. Flags: `touching` when another die is closer than `TOUCHING` sides; a cocked die, and a die
    the classifier cannot decide, are reported with value None and `cocked`/`unreadable`
    (re-roll it, or type it in). A cocked die's kind is the best guess of which die it is:
@@ -124,6 +125,10 @@ SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
+SAME_FACE_BETWEEN = 0.9  # ... two pip readings of one face that close are one die when their
+                         # midpoint reads that face this sure, given a die (the contact of two
+                         # touching dice read 0.03-0.55 on the benchmark's trays, one die
+                         # read twice 0.95-0.99: docs/history/vision.md, forty-third session)
 SPLIT_APART = 0.8        # a leaning reading gives way to two dice readings this far apart
 SURE_FACE = 0.95         # ... of which one read this sure as a face goes first, before a
                          # surer "leaning" (two touching dice, cut between them, look leaning)
@@ -1509,7 +1514,7 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         dice = _special_beside_look(source, dice, special, skip, edges)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
-    dice, read = _one_reading_a_die(dice, read)
+    dice, read = _one_reading_a_die(source, dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
     return read
@@ -1578,7 +1583,7 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     return dice
 
 
-def _one_reading_a_die(dice: list[tuple[Candidate, np.ndarray]], read: list
+def _one_reading_a_die(source: CropSource, dice: list[tuple[Candidate, np.ndarray]], read: list
                        ) -> tuple[list[tuple[Candidate, np.ndarray]], list]:
     """The dice and their readings, without one die read twice, of two readings closer than
     `SAME_DIE` sides the surer kept (a die touched only by the reading dropped is no longer
@@ -1587,32 +1592,53 @@ def _one_reading_a_die(dice: list[tuple[Candidate, np.ndarray]], read: list
       face, so two places on one special die (its top face, and its side, found by a look)
       can be read as the same face at one spot;
     - without a value (cocked or unreadable, of any kind): a die by the wall read as a cocked
-      special die at its top face and as an unreadable pip die beside it is one re-roll.
-    Two pip readings of one face this close are left to the search: two touching dice
-    showing the same face can be read this close (docs/history/vision.md, forty-third
-    session)."""
-    order = sorted(range(len(read)), key=lambda i: -read[i].confidence)
-    kept: list[int] = []
-    for i in order:
-        die = read[i]
-        if not any(_one_die(die, read[k]) and math.dist(die.center, read[k].center)
-                   < SAME_DIE * max(dice[i][0].side, dice[k][0].side) for k in kept):
-            kept.append(i)
-    if len(kept) == len(read):
+      special die at its top face and as an unreadable pip die beside it is one re-roll;
+    - the same pip face, and the classifier reads that face at their midpoint too
+      (`SAME_FACE_BETWEEN`): two touching dice showing one face can be read this close, and
+      the crop between them, on their contact, reads as no face or a leaning die
+      (docs/history/vision.md, forty-third session)."""
+    near = [(i, k) for i in range(len(read)) for k in range(i + 1, len(read))
+            if math.dist(read[i].center, read[k].center)
+            < SAME_DIE * max(dice[i][0].side, dice[k][0].side)]
+    one = {pair for pair in near if _one_die(read[pair[0]], read[pair[1]])}
+    one |= _one_pip_face_between(source, dice, read, [pair for pair in near if pair not in one])
+    if not one:
         return dice, read
+    kept: list[int] = []
+    for i in sorted(range(len(read)), key=lambda i: -read[i].confidence):
+        if not any((min(i, k), max(i, k)) in one for k in kept):
+            kept.append(i)
     kept.sort()
     dice, read = [dice[i] for i in kept], [read[i] for i in kept]
-    for die, near in zip(read, _touching([c for c, _ in dice])):
-        if not near and "touching" in die.flags:
+    for die, near_die in zip(read, _touching([c for c, _ in dice])):
+        if not near_die and "touching" in die.flags:
             die.flags.remove("touching")
     return dice, read
 
 
 def _one_die(a, b) -> bool:
-    """Would readings `a` and `b`, close together, be one die (`_one_reading_a_die`)?"""
+    """Are readings `a` and `b`, close together, one die whatever lies between them
+    (`_one_reading_a_die`): two readings without a value, or one special face?"""
     if a.value is None or b.value is None:
         return a.value is None and b.value is None
     return a.kind != "d6" and (a.kind, a.value) == (b.kind, b.value)
+
+
+def _one_pip_face_between(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                          read: list, pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Of `pairs` of readings, those of one pip face whose midpoint, cut at the larger side,
+    the classifier reads as a die showing that face `SAME_FACE_BETWEEN` sure."""
+    pips = [(i, k) for i, k in pairs if read[i].kind == read[k].kind == "d6"
+            and read[i].value is not None and read[i].value == read[k].value]
+    if not pips:
+        return set()
+    probs = _classify(source, [Candidate((read[i].center[0] + read[k].center[0]) / 2,
+                                         (read[i].center[1] + read[k].center[1]) / 2,
+                                         max(dice[i][0].side, dice[k][0].side))
+                               for i, k in pips])
+    return {(i, k) for (i, k), p in zip(pips, probs)
+            if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and int(p[1:].argmax()) + 1 == read[i].value
+            and p[read[i].value] >= SAME_FACE_BETWEEN * (1.0 - p[NOT_A_DIE])}
 
 
 def _all_ones(dice: list[tuple[Candidate, np.ndarray]]) -> bool:
