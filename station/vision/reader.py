@@ -1595,8 +1595,9 @@ def _one_reading_a_die(source: CropSource, dice: list[tuple[Candidate, np.ndarra
       special die at its top face and as an unreadable pip die beside it is one re-roll;
     - the same pip face, and the classifier reads that face at their midpoint too
       (`SAME_FACE_BETWEEN`): two touching dice showing one face can be read this close, and
-      the crop between them, on their contact, reads as no face or a leaning die
-      (docs/history/vision.md, forty-third session)."""
+      the crop between them, on their contact, reads as no face or a leaning die (asked
+      farther apart, two touching black 2s whose pips lined up across their contact read as
+      a 2; docs/history/vision.md, forty-third session)."""
     near = [(i, k) for i in range(len(read)) for k in range(i + 1, len(read))
             if math.dist(read[i].center, read[k].center)
             < SAME_DIE * max(dice[i][0].side, dice[k][0].side)]
