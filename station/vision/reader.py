@@ -108,6 +108,9 @@ AGAIN = 0.85             # ... unless it reads a pip face this sure (a leaning r
 MAYBE_SPECIAL = 0.02     # expecting special dice: a die read as pips with at least this
                          # P(special) is shown to the special reader too (every special die
                          # it rescued on trays 300-359 had >= 0.04; real pip dice: 3 of 60)
+DOUBTFUL_SPECIAL = 0.5   # a die the d6 network calls special less than this sure, given a
+                         # die, is read as pips when a look reads a pip face (real pip dice
+                         # so called read 0.31-0.41; docs/history/vision.md, 44th session)
 SURE_SPECIAL = 0.95      # ... and its reading wins from this sure (it has seen no real pip
                          # dice, and swirled ones can look like numerals to it)
 SPECIAL_BESIDE = (0.9, 1.15, 1.4)  # ... and a special die touching a die found is sought these x
@@ -598,11 +601,14 @@ def _search(source: CropSource, work_side: int, skip=None
         dice = list(zip(found, probs))
     looked = _freed_die_look(source, _looks(source, dice), seen + around_seen, side, skip)
     # Dice still called special go to the special reader (`_special_verdicts`); the looks
-    # run again when it calls some of them pip dice: rare, and only then paid for.
+    # run again when it calls some of them pip dice, or the d6 network called some special
+    # only doubtfully (real swirled pip dice: `DOUBTFUL_SPECIAL`): rare, and only then paid
+    # for.
     special = _special_verdicts(source, looked)
-    pips = {c for c, reading in special.items() if reading is None}
+    pips = {c for c, reading in special.items() if reading is None} | \
+        {c for c, p in looked if special.get(c) is not None and _doubtfully_special(p)}
     if pips:
-        looked = _pips_or_special(_looks(source, looked, pips), looked, special)
+        looked = _pips_or_special(_looks(source, looked, pips), looked, pips)
     return looked, edges, special
 
 
@@ -673,15 +679,21 @@ def _special_voted_out(dice: list[tuple[Candidate, np.ndarray]], pips: set[Candi
             else (c, p) for c, p in dice]
 
 
+def _doubtfully_special(p: np.ndarray) -> bool:
+    """Called special by the d6 network, but less than `DOUBTFUL_SPECIAL` likely given a die."""
+    return int(p[1:].argmax()) + 1 == SPECIAL and \
+        p[SPECIAL] < DOUBTFUL_SPECIAL * (1.0 - p[NOT_A_DIE])
+
+
 def _pips_or_special(looked: list[tuple[Candidate, np.ndarray]],
                      before: list[tuple[Candidate, np.ndarray]],
-                     special: dict[Candidate, SpecialReading | None]
-                     ) -> list[tuple[Candidate, np.ndarray]]:
-    """The dice as the looks read them, but a die given to the looks as a pip die
-    (`_special_verdicts`) that no look read as a pip face, `READABLE` sure, keeps its first
-    reading: special, which the special reader did not read (reported unreadable, as
-    before)."""
-    first = {c: p for c, p in before if c in special and special[c] is None}
+                     pips: set[Candidate]) -> list[tuple[Candidate, np.ndarray]]:
+    """The dice as the looks read them, but a die given to the looks as a pip die (`pips`:
+    one the special reader read as no special face, or one the d6 network called special
+    only doubtfully) that no look read as a pip face, `READABLE` sure, keeps its first
+    reading: special (read by the special reader, or reported unreadable when it read no
+    special face)."""
+    first = {c: p for c, p in before if c in pips}
     return [(c, first[c]) if c in first and not _pip_face(p, READABLE) else (c, p)
             for c, p in looked]
 
