@@ -202,6 +202,10 @@ LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_C
 LEAN_CUTOFF = 0.9352          # a die read with a value is reported leaning; only dice the
 LEAN_DOUBT = 0.01             # classifier gives this P(leaning) are checked (cost: most real
                               # flat dice are under it; docs/history/vision.md, 21st-23rd sessions)
+FLAT_BY_CHECK = 0.1           # a die the classifier reads as leaning that the lean check finds
+                              # leaning less than this likely is read as its likeliest pip face,
+                              # when that face is `READABLE` given a flat die (leaning dice so
+                              # read scored 0.125 or more: docs/history/vision.md, 44th session)
 # Views of the second look, (turn in degrees counter-clockwise, mirrored left-right first): a
 # die read with doubt is read again in the first set; one still not `SETTLED` in the second;
 # one still undecided in the third. A classifier of axis-aligned crops (trained at any angle)
@@ -1673,19 +1677,38 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     as leaning (reported `cocked`, without a value). The classifier reads a leaning die's
     tilted top face as surely as a flat one's (issue #3: flagged, not guessed); the check sees
     the die twice as large and more of its surroundings, turned so that a flat die's side
-    faces show below its top face (docs/history/vision.md, twenty-first session)."""
+    faces show below its top face (docs/history/vision.md, twenty-first session).
+    The other way round, a die the classifier reads as leaning, whose likeliest other class
+    is a pip face `READABLE` sure given a flat die, is read as that face when the check finds
+    it leaning less than `FLAT_BY_CHECK` likely: flat dice by a neighbour or seen obliquely
+    read as leaning to the classifier (forty-fourth session)."""
     chosen = [i for i, (_, p) in enumerate(dice)
               if _pip_face(p, READABLE) and p[COCKED] >= LEAN_DOUBT]
-    if not chosen or default_lean() is None:
+    read_leaning = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED
+                    and _pip_face(_flat(p), READABLE)]
+    if not chosen + read_leaning or default_lean() is None:
         return dice
-    leaning = _leaning([dice[i][0] for i in chosen], source) >= LEAN_CUTOFF
+    lean = _leaning([dice[i][0] for i in chosen + read_leaning], source)
     dice = list(dice)
-    for i in np.asarray(chosen)[leaning]:
+    for i in np.asarray(chosen, int)[lean[:len(chosen)] >= LEAN_CUTOFF]:
         c, p = dice[i]
         flagged = np.zeros_like(p)
         flagged[NOT_A_DIE], flagged[COCKED] = p[NOT_A_DIE], 1.0 - p[NOT_A_DIE]
         dice[i] = (c, flagged)
+    for i in np.asarray(read_leaning, int)[lean[len(chosen):] < FLAT_BY_CHECK]:
+        dice[i] = (dice[i][0], _flat(dice[i][1]))
     return dice
+
+
+def _flat(p: np.ndarray) -> np.ndarray:
+    """Reading `p` of a die known to lie flat: its leaning vote shared out among the others in
+    proportion, P(a die) kept."""
+    flat = p.copy()
+    flat[COCKED] = 0.0
+    others = float(flat[1:].sum())
+    if others > 0:
+        flat[1:] *= (1.0 - p[NOT_A_DIE]) / others
+    return flat
 
 
 def _leaning(places: list[Candidate], source: CropSource) -> np.ndarray:

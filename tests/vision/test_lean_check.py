@@ -46,3 +46,19 @@ def test_the_check_weighs_the_distance_from_the_frame_centre():
     near, far = check.predict_at(crops, np.zeros(4)), check.predict_at(crops, np.full(4, 0.45))
     assert near.shape == far.shape == (4,)
     assert np.abs(near - far).max() > 1e-3
+
+
+def test_a_flat_die_read_as_leaning_that_the_check_finds_flat_is_read():
+    # Benchmark tray 313 of seed 2024 (640x480): a flat 2 the classifier reads as leaning
+    # 0.98 sure; the check finds it leaning 0.05 likely (`reader.FLAT_BY_CHECK`, forty-fourth
+    # session), so it is read as its likeliest pip face. Without the check it stays flagged.
+    rendered = random_tray(np.random.default_rng([2024, 313]), dice=(1, 40))
+    [two] = [t for t in rendered.truth if _readings_in([t], (180, 80, 215, 105))]
+    assert two.value == 2 and "cocked" not in two.flags
+    assert [d.value for d in _readings_in(read_tray(rendered.image), two.box)] == [2]
+    classifier.use_lean(None)
+    try:
+        dice = read_tray(rendered.image)
+    finally:
+        classifier.use_lean(classifier.LEAN_WEIGHTS)
+    assert [(d.value, d.flags) for d in _readings_in(dice, two.box)] == [(None, ["cocked"])]

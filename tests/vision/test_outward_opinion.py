@@ -46,9 +46,11 @@ def test_a_flat_die_away_from_the_centre_flagged_cocked_is_read(no_outward_opini
     committed classifier calls it leaning at every look, the outward network reads the 6.
     (The top-face look, sought again off its centre, reads it too: kept to its centre here,
     docs/history/vision.md, seventeenth session; so does the patch look's second patch, at
-    the typical top face's size: kept off, thirty-sixth session.)"""
+    the typical top face's size: kept off, thirty-sixth session; and the lean check, which
+    finds it flat: kept off, forty-fourth session.)"""
     monkeypatch.setattr(reader, "FACE_SEED", 0.0)
     monkeypatch.setattr(reader, "SMALL_PATCH", 0.0)
+    monkeypatch.setattr(reader, "FLAT_BY_CHECK", 0.0)
     tray = rendered_tray(31, 28)
     [truth] = [t for t in tray.truth if math.hypot(t.center[0] - 521, t.center[1] - 130) < 5]
     assert truth.value == 6 and "cocked" not in truth.flags
