@@ -46,7 +46,8 @@
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, after
    the looks of step 5 (`_special_verdicts`): one it reads as no special face is a pip die
    to the looks, run again with its special vote set to 0, and stays unread when none reads
-   a pip face. When
+   a pip face; so is one it calls special only doubtfully (`DOUBTFUL_SPECIAL`), which keeps
+   the special reader's reading when no look reads a pip face. When
    the caller expects special dice (`expect_special`: the rules asked for a scatter or
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
@@ -63,7 +64,9 @@
    network calls special; for one it calls cocked, when special dice are expected). When
    special dice are expected, a die the d6 network calls cocked with doubt (under `SURE`)
    that the special reader reads as a face `FLAT_OVER_COCKED` sure is that face: a flat
-   special die the d6 network took for leaning.
+   special die the d6 network took for leaning. Before that, the lean check (`_lean_check`)
+   flags a die read as a pip face that it finds leaning, and reads as its likeliest pip face
+   a die the classifier reads as leaning that it finds plainly flat (`FLAT_BY_CHECK`).
 """
 
 from __future__ import annotations
