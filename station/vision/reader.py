@@ -205,6 +205,8 @@ LEAN_CONTEXT = 2.0            # die's side (the die 32 pixels wide); from LEAN_C
 LEAN_CUTOFF = 0.9352          # a die read with a value is reported leaning; only dice the
 LEAN_DOUBT = 0.01             # classifier gives this P(leaning) are checked (cost: most real
                               # flat dice are under it; docs/history/vision.md, 21st-23rd sessions)
+LEAN_DOUBT_LOW = (0.005, 0.99)  # ... and those it gives less, down to this, are flagged from this
+                                # (leaning dice the classifier reads as flat: 44th session)
 FLAT_BY_CHECK = 0.1           # a die the classifier reads as leaning that the lean check finds
                               # leaning less than this likely is read as its likeliest pip face,
                               # when that face is `READABLE` given a flat die (leaning dice so
@@ -1684,16 +1686,21 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     The other way round, a die the classifier reads as leaning, whose likeliest other class
     is a pip face `READABLE` sure given a flat die, is read as that face when the check finds
     it leaning less than `FLAT_BY_CHECK` likely: flat dice by a neighbour or seen obliquely
-    read as leaning to the classifier (forty-fourth session)."""
+    read as leaning to the classifier (forty-fourth session). Dice read as a pip face that
+    the classifier gives under `LEAN_DOUBT` P(leaning), down to `LEAN_DOUBT_LOW`'s first
+    value, are checked too, and flagged from its second: a surer bar for the flat dice most
+    real dice are (forty-fourth session)."""
+    low, sure = LEAN_DOUBT_LOW
     chosen = [i for i, (_, p) in enumerate(dice)
-              if _pip_face(p, READABLE) and p[COCKED] >= LEAN_DOUBT]
+              if _pip_face(p, READABLE) and p[COCKED] >= low]
     read_leaning = [i for i, (_, p) in enumerate(dice) if int(p[1:].argmax()) + 1 == COCKED
                     and _pip_face(_flat(p), READABLE)]
     if not chosen + read_leaning or default_lean() is None:
         return dice
     lean = _leaning([dice[i][0] for i in chosen + read_leaning], source)
     dice = list(dice)
-    for i in np.asarray(chosen, int)[lean[:len(chosen)] >= LEAN_CUTOFF]:
+    cutoff = np.array([LEAN_CUTOFF if dice[i][1][COCKED] >= LEAN_DOUBT else sure for i in chosen])
+    for i in np.asarray(chosen, int)[lean[:len(chosen)] >= cutoff]:
         c, p = dice[i]
         flagged = np.zeros_like(p)
         flagged[NOT_A_DIE], flagged[COCKED] = p[NOT_A_DIE], 1.0 - p[NOT_A_DIE]

@@ -67,6 +67,9 @@ def test_a_leaning_die_found_as_a_body_of_another_colour_stays_leaning(monkeypat
     assert "cocked" in truth.flags
     found = read_at(read_tray(rendered.image), truth)
     assert found is None or found.value is None
-    # Without the lean check's say it is given the value: the test can fail.
+    # Without the lean check's say it is given the value: the test can fail. (The last lean
+    # check, which sees dice the classifier reads as flat from 0.5 % P(leaning), flags it
+    # too: kept to its 1 % here, forty-fourth session.)
     monkeypatch.setattr(reader, "OTHER_LEANING", 1.1)
+    monkeypatch.setattr(reader, "LEAN_DOUBT_LOW", (reader.LEAN_DOUBT, 0.99))
     assert read_at(read_tray(rendered.image), truth).value == 1
