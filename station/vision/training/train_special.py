@@ -41,6 +41,12 @@ weights:
         --cache arrows_small.npz --collect-only
     ... --cache base.npz small.npz arrows.npz arrows_small.npz --epochs 4 --seed 1300 \
         --init station/vision/weights/special_faces.onnx --max-lr 1e-3 --threads 2
+
+A wider network trained from scratch on those four sets (forty-fifth session; a lead, not kept:
+one scatter die short end to end, docs/history/special-dice.md), about 25 minutes on two threads:
+
+    ... --cache base.npz small.npz arrows.npz arrows_small.npz --epochs 12 --seed 1300 \
+        --widths 24,48,72,96,128 --threads 2
 """
 
 from __future__ import annotations
@@ -138,21 +144,26 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
     return np.stack(crops), np.array(classes), np.array(tray_of)
 
 
-def make_model(outputs: int = len(CLASSES)):
+WIDTHS = (16, 32, 48, 64, 96)   # the committed network's: four convolutions, one hidden layer
+
+
+def make_model(outputs: int = len(CLASSES), widths: tuple[int, ...] = WIDTHS):
     """The face network; `outputs` other than the classes: the bearing network
-    (`train_bearing.py`), the same body."""
+    (`train_bearing.py`), the same body. `widths`: the four convolutions' channels and the
+    hidden layer's size."""
     import torch.nn as nn
 
     def block(cin, cout):
         return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()]
 
+    c1, c2, c3, c4, hidden = widths
     return nn.Sequential(
-        *block(3, 16), nn.MaxPool2d(2),
-        *block(16, 32), nn.MaxPool2d(2),
-        *block(32, 48), nn.MaxPool2d(2),
-        *block(48, 64),
-        nn.Flatten(), nn.Linear(64 * (FACE_CROP // 8) ** 2, 96), nn.ReLU(), nn.Dropout(0.3),
-        nn.Linear(96, outputs))
+        *block(3, c1), nn.MaxPool2d(2),
+        *block(c1, c2), nn.MaxPool2d(2),
+        *block(c2, c3), nn.MaxPool2d(2),
+        *block(c3, c4),
+        nn.Flatten(), nn.Linear(c4 * (FACE_CROP // 8) ** 2, hidden), nn.ReLU(), nn.Dropout(0.3),
+        nn.Linear(hidden, outputs))
 
 
 def quarter_turn(batch):
@@ -163,7 +174,7 @@ def quarter_turn(batch):
 
 
 def train(crops, classes, tray_of, epochs: int, seed: int, out: Path, init: Path | None = None,
-          max_lr: float = 3e-3) -> None:
+          max_lr: float = 3e-3, widths: tuple[int, ...] = WIDTHS) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -173,7 +184,7 @@ def train(crops, classes, tray_of, epochs: int, seed: int, out: Path, init: Path
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(classes).long()
     train_idx = torch.from_numpy(np.nonzero(~held)[0])
-    model = make_model()
+    model = make_model(widths=widths)
     if init is not None:
         start_from(model, init)
     fit(model, x, y, train_idx, epochs, quarter_turn, time.time(), max_lr=max_lr)
@@ -207,6 +218,9 @@ def main() -> int:
     parser.add_argument("--init", type=Path,
                         help="fine-tune from these exported weights (e.g. the committed ones)")
     parser.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate")
+    parser.add_argument("--widths", type=lambda v: tuple(int(k) for k in v.split(",")),
+                        default=WIDTHS, help="the convolutions' channels and the hidden "
+                        "layer's size, comma-separated (default: the committed network's)")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
@@ -231,7 +245,8 @@ def main() -> int:
         return 0
     import torch
     torch.set_num_threads(args.threads)
-    train(crops, classes, tray_of, args.epochs, args.seed, args.out, args.init, args.max_lr)
+    train(crops, classes, tray_of, args.epochs, args.seed, args.out, args.init, args.max_lr,
+          args.widths)
     return 0
 
 
