@@ -17,10 +17,12 @@
 Out of the box, no teaching at the table:
 1. The face: a small CNN (ONNX, run like the d6 network, `networks`; weights
    `weights/special_faces.onnx`, trained by `station/vision/training/train_special.py` on
-   rendered dice in several sans-serif fonts) reads a 40x40 crop of the die, 1.5 sides wide,
-   averaged over its four quarter turns so that numerals read whichever way up they lie.
-   Classes: other (pips, or no die at all: None), arrow, hit, 2, 4, 6, 8, 10, misfire and
-   cocked (any face, leaning).
+   rendered dice in several sans-serif fonts and scatter arrows of several makers' shapes)
+   reads a 40x40 crop of the die, 1.5 sides wide, averaged over two quarter turns so that
+   numerals read whichever way up they lie. Classes: other (pips, or no die at all: None),
+   arrow, hit, 2, 4, 6, 8, 10, misfire and cocked (any face, leaning). Where the reader
+   only screens many places for a special face (`special_face_probability`), a smaller,
+   cheaper network of the same classes does (`weights/special_screen.onnx`).
 2. A die read as a face is shown to a lean check (the pip dice's, `classifier.LeanCheck`,
    fine-tuned on special dice: weights `weights/special_lean.onnx`, trained by
    `station/vision/training/train_special_lean.py`), at the place it was read and at the
@@ -66,13 +68,16 @@ COCKED = CLASSES.index("cocked")
 MIN_PROBABILITY = 0.5       # below this the die is left to the d6 reader
 COCKED_PROBABILITY = 0.7    # P(cocked) from which a die is flagged cocked, not read (on
                             # its own crop: `read_special`, `read_segmented`'s top face)
-OUTLINE_COCKED_PROBABILITY = 0.8   # the same on the crop of a segmented die's whole
+OUTLINE_COCKED_PROBABILITY = 0.9   # the same on the crop of a segmented die's whole
                                    # outline (`read_segmented`'s first look), which holds
-                                   # its side faces and shadow too: flat dice read P(cocked)
-                                   # 0.70-0.79 there (their top face's crop under 0.03), and
-                                   # a die flagged there stays cocked. The top face's crop
-                                   # flags leaning dice from 0.7 (chosen on validation
-                                   # trays; docs/history/special-dice.md, sessions 14 and 15)
+                                   # its side faces and shadow too, and a flat die found
+                                   # off its centre: a die flagged there stays cocked (0.9
+                                   # for the forty-sixth session's network, on development
+                                   # trays; the top face's crop flags leaning dice from 0.7,
+                                   # docs/history/special-dice.md, sessions 14, 15, 45, 46)
+FACE_TURNS = 2              # quarter turns the face network averages: four read 0.04 % more
+                            # held-out crops right (artillery 0.3 %) at twice the cost
+                            # (docs/history/special-dice.md, session 46)
 FACE_AREA = 0.95            # a top face's area / side**2 (its corners are rounded)
 OUTLINE_TO_FACE = (1.0, 1.2, 1.4, 1.6, 1.8)   # a segmented outline's side / the top face's
 OUTWARD = (0.03, 0.06, 0.09)   # a segmented die is also read this share of its distance to the
@@ -101,6 +106,7 @@ SMALL_ARROW_SIDE = 20       # pixels: on a smaller die a HIT face's small arrow 
                             # validation trays not one bearing read from it was right
                             # (docs/history/special-dice.md, session 11): none is given
 WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx")
+SCREEN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_screen.onnx")
 LEAN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_lean.onnx")
 LEAN_SIZE, LEAN_CONTEXT = 64, 2.0   # the lean check's crop (as the pip dice's)
 LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked,
@@ -216,10 +222,13 @@ def special_face_probability(image: np.ndarray, places: list[tuple[float, float,
                              turns: int = 4) -> np.ndarray:
     """How surely the face network reads a flat special face at each of `places` (x, y,
     side), in one call (`_face_of`: 0 where it reads pips, no die or a cocked die), from
-    `turns` quarter turns of each crop: a cheap first look before `read_segmented`."""
+    `turns` quarter turns of each crop: a cheap first look before `read_segmented`, by the
+    screen network (`SCREEN_WEIGHTS`: the reader screens some hundreds of places round a
+    busy tray's dice, where the face network would cost twice as much)."""
     if not places:
         return np.zeros(0)
-    probs = _model().predict_many([face_crop(image, *place) for place in places], turns)
+    probs = _screen_model().predict_many([face_crop(image, *place) for place in places],
+                                         turns)
     return np.array([_face_of(p, side, COCKED_PROBABILITY)
                      for p, (_, _, side) in zip(probs, places)])
 
@@ -666,17 +675,19 @@ class _BearingNet:
 class _FaceNet:
     """The face network (a small CNN, ONNX, run like the d6 one: `networks`)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, turns: int = FACE_TURNS) -> None:
         self.net = Network(path)
+        self.turns = turns
 
     def predict(self, crop: np.ndarray) -> np.ndarray:
-        """Class probabilities of one FACE_CROP crop, averaged over its four quarter turns
-        (numerals and words read whichever way up they lie)."""
+        """Class probabilities of one FACE_CROP crop, averaged over its first `turns`
+        quarter turns (numerals and words read whichever way up they lie)."""
         return self.predict_many([crop])[0]
 
-    def predict_many(self, crops: list[np.ndarray], turns: int = 4) -> np.ndarray:
-        """`predict` of several crops in one network call: one row each; `turns` < 4: only
-        the first quarter turns are averaged (a cheaper, rougher look)."""
+    def predict_many(self, crops: list[np.ndarray], turns: int | None = None) -> np.ndarray:
+        """`predict` of several crops in one network call: one row each; `turns`: other
+        than the network's own number of quarter turns."""
+        turns = turns or self.turns
         turned = np.stack([np.rot90(crop, k) for crop in crops for k in range(turns)])
         logits = self.net.run(normalise(turned)).reshape(len(crops), turns, len(CLASSES))
         p = np.exp(logits - logits.max(axis=2, keepdims=True))
@@ -713,6 +724,11 @@ def _model() -> _FaceNet:
 
 
 @functools.cache
+def _screen_model() -> _FaceNet:
+    return _FaceNet(_committed(SCREEN_WEIGHTS, "train_special.py"), turns=4)
+
+
+@functools.cache
 def _bearing_model() -> _BearingNet:
     return _BearingNet(_committed(BEARING_WEIGHTS, "train_bearing.py"))
 
@@ -729,7 +745,8 @@ def _lean_model() -> LeanCheck:
 
 def warm_up_special() -> None:
     """Load the face, bearing and lean networks and run them once (`reader.warm_up`)."""
-    _model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
+    for face_model in (_model, _screen_model):
+        face_model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
     for bearing_model in (_bearing_model, _hit_bearing_model):
         bearing_model().predict(np.zeros((FACE_CROP, FACE_CROP, 3), np.uint8))
     _lean_model().predict_at(np.zeros((1, LEAN_SIZE, LEAN_SIZE, 3), np.uint8), [0.0])

@@ -135,6 +135,7 @@ def test_cocked_special_dice_are_flagged_not_read():
 
 @pytest.mark.parametrize("weights, model, script", [
     ("WEIGHTS", special_dice._model, "train_special.py"),
+    ("SCREEN_WEIGHTS", special_dice._screen_model, "train_special.py"),
     ("LEAN_WEIGHTS", special_dice._lean_model, "train_special_lean.py"),
     ("BEARING_WEIGHTS", special_dice._bearing_model, "train_bearing.py"),
     ("HIT_BEARING_WEIGHTS", special_dice._hit_bearing_model, "train_bearing.py")])

@@ -57,7 +57,8 @@ sys.path.insert(0, str(ROOT))
 from station.vision.special_dice import BEARING_BINS as BINS, face_crop  # noqa: E402
 from station.vision.training.train_classifier import (augment_colour, export, fit,  # noqa: E402
                                                        start_from)
-from station.vision.training.train_special import SIZES, make_model, top_side  # noqa: E402
+from station.vision.training.train_special import (SIZES, SMALL_WIDTHS, make_model,  # noqa: E402
+                                                    top_side)
 
 VIEWS = 8
 
@@ -145,7 +146,7 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
     held = tray_of % 10 == 9          # every tenth tray: the held-out check
     x = torch.from_numpy(normalise(crops))
     y = torch.from_numpy(np.stack([soft_target(b) for b in bearings]))
-    model = make_model(BINS)
+    model = make_model(BINS, SMALL_WIDTHS)
     if init is not None:
         start_from(model, init)
     fit(model, x, y, torch.from_numpy(np.nonzero(~held)[0]), epochs, lambda batch: batch,

@@ -17,36 +17,30 @@ TRAIN_FONTS only: the benchmark's Source Sans numerals are a typeface the networ
 The benchmark's trays (seeds 1 and 2) are not used; the seed here defaults to 1000.
 About 10 minutes to render and cut, 10-20 minutes to train on one core.
 
-The committed weights (since the fifteenth session; docs/history/special-dice.md, thirteenth to
-fifteenth sessions) were made so: the full range of frames with 15 % cocked dice, a
-small-dice set (640x480 and 800x600) with 20 % cocked dice, 12 epochs (torch 2.13.0 cpu):
+The committed face network (since the forty-sixth session; docs/history/special-dice.md,
+forty-first, forty-fifth and forty-sixth sessions; torch 2.13.0 cpu) learned four crop sets:
+the full range of frames with 15 % cocked dice, a small-dice set (640x480 and 800x600) with
+20 % cocked dice, and the same two again with half the scatter dice's arrows in other makers'
+proportions; 12 epochs from scratch, channels 24-96 (`WIDTHS`), about 25 minutes on two threads:
 
     PYTHONPATH=. python station/vision/training/train_special.py --trays 1200 --seed 1300 \
         --cocked 0.15 --cache base.npz --collect-only
-    PYTHONPATH=. python station/vision/training/train_special.py --trays 1000 --seed 6300 \
-        --max-width 800 --cocked 0.2 --cache small.npz --collect-only
-    PYTHONPATH=. python station/vision/training/train_special.py --cache base.npz small.npz \
-        --epochs 12 --seed 1300 --out faces_s13.onnx
-
-and read with their own cocked cut-offs (`special_dice.COCKED_PROBABILITY`,
-`OUTLINE_COCKED_PROBABILITY`).
-
-A fine-tune for other makers' arrows (forty-first session; judged, not kept: one artillery die
-short end to end, docs/history/special-dice.md) was made so: the two sets above, plus the
-same again with half the scatter dice's arrows in other proportions, from the committed
-weights:
-
+    ... --trays 1000 --seed 6300 --max-width 800 --cocked 0.2 --cache small.npz --collect-only
     ... --trays 600 --seed 53000 --cocked 0.15 --arrow-shapes 0.5 --cache arrows.npz --collect-only
     ... --trays 600 --seed 53600 --max-width 800 --cocked 0.2 --arrow-shapes 0.5 \
         --cache arrows_small.npz --collect-only
-    ... --cache base.npz small.npz arrows.npz arrows_small.npz --epochs 4 --seed 1300 \
-        --init station/vision/weights/special_faces.onnx --max-lr 1e-3 --threads 2
+    ... --cache base.npz small.npz arrows.npz arrows_small.npz --epochs 12 --seed 1300 --threads 2
 
-A wider network trained from scratch on those four sets (forty-fifth session; a lead, not kept:
-one scatter die short end to end, docs/history/special-dice.md), about 25 minutes on two threads:
+(trained by a session script with the same network, crops, seed and schedule, not re-run
+through this one), and is read with its own cut-offs (`special_dice.COCKED_PROBABILITY`,
+`OUTLINE_COCKED_PROBABILITY`).
 
-    ... --cache base.npz small.npz arrows.npz arrows_small.npz --epochs 12 --seed 1300 \
-        --widths 24,48,72,96,128 --threads 2
+The screen network (`special_dice.SCREEN_WEIGHTS`, the face network of the fifteenth to
+forty-fifth sessions: channels 16-64, `SMALL_WIDTHS`, half the work per crop) learned the
+first two sets only, 12 epochs:
+
+    ... --cache base.npz small.npz --epochs 12 --seed 1300 --widths 16,32,48,64,96 \
+        --out station/vision/weights/special_screen.onnx
 """
 
 from __future__ import annotations
@@ -144,7 +138,8 @@ def collect(trays: int, seed: int, save=None, max_width: int = 3840, cocked: flo
     return np.stack(crops), np.array(classes), np.array(tray_of)
 
 
-WIDTHS = (16, 32, 48, 64, 96)   # the committed network's: four convolutions, one hidden layer
+WIDTHS = (24, 48, 72, 96, 128)      # the face network's: four convolutions, one hidden layer
+SMALL_WIDTHS = (16, 32, 48, 64, 96)  # the screen network's, and the bearing networks' body
 
 
 def make_model(outputs: int = len(CLASSES), widths: tuple[int, ...] = WIDTHS):
@@ -220,7 +215,7 @@ def main() -> int:
     parser.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--widths", type=lambda v: tuple(int(k) for k in v.split(",")),
                         default=WIDTHS, help="the convolutions' channels and the hidden "
-                        "layer's size, comma-separated (default: the committed network's)")
+                        "layer's size, comma-separated (default: the face network's)")
     parser.add_argument("--collect-only", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(WEIGHTS))
     args = parser.parse_args()
