@@ -143,9 +143,9 @@ SMALL_WIDTHS = (16, 32, 48, 64, 96)  # the screen network's, and the bearing net
 
 
 def make_model(outputs: int = len(CLASSES), widths: tuple[int, ...] = WIDTHS):
-    """The face network; `outputs` other than the classes: the bearing network
-    (`train_bearing.py`), the same body. `widths`: the four convolutions' channels and the
-    hidden layer's size."""
+    """The face network; `outputs` other than the classes: the bearing networks
+    (`train_bearing.py`, on the screen network's `SMALL_WIDTHS`). `widths`: the four
+    convolutions' channels and the hidden layer's size."""
     import torch.nn as nn
 
     def block(cin, cout):
