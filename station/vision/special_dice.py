@@ -42,6 +42,9 @@ Out of the box, no teaching at the table:
    arrow has a network of its own (`weights/scatter_hit_bearing.onnx`, the same script),
    trained also on HIT faces drawn without one, where it learns to be unsure: it gives no
    bearing there.
+   A face read as an arrow that the face network doubts and the bearing network cannot
+   point is read as a MISFIRE where that is its next likeliest face (`ARROW_DOUBT`: the
+   word's bar taken for a shaft).
 RULES.md SCAT-1..3 use these readings.
 """
 
@@ -127,6 +130,13 @@ HIT_BEARING_AGREE = 10.0    # the same for a HIT face's small arrow and its netw
 HIT_BEARING_SURE = 0.6      # on development trays, thirty-second session; under
                             # SMALL_ARROW_SIDE neither gives one: 0.93 sure, the network
                             # still put a 17 px die's small arrow 177 degrees off)
+ARROW_DOUBT = (0.8, 0.8)    # a face read as an arrow under this sure, whose bearing network
+                            # holds under this much round its bearing, is read as a
+                            # MISFIRE where that is its next likeliest face (the word's bar
+                            # taken for a shaft); not on a die under SMALL_ARROW_SIDE,
+                            # whose arrow is a blur.
+                            # Development trays: 6 MISFIRE words caught, no arrow
+                            # (forty-ninth session, docs/special-dice.md, step 4)
 
 
 @dataclass
@@ -174,8 +184,17 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     if cocked >= cocked_from:
         return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
     probs = probs[:COCKED] / max(1.0 - cocked, 1e-6)     # P(face | lying flat)
-    best = int(np.argmax(probs))
-    label, confidence = CLASSES[best], float(probs[best])
+    label, confidence = _likeliest_face(probs)
+    pointing = None
+    if label == "arrow":
+        pointing = _bearing_model().predict(face_crop(image, x, y, side))
+        doubt, mass = ARROW_DOUBT
+        if side >= SMALL_ARROW_SIDE and confidence < doubt \
+                and bearing_of_probabilities(pointing)[1] < mass:
+            others = np.where(np.arange(len(probs)) == CLASSES.index("arrow"), 0.0, probs)
+            second, second_confidence = _likeliest_face(others / max(float(others.sum()), 1e-6))
+            if second == "misfire":
+                label, confidence = second, second_confidence
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
@@ -188,10 +207,16 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
         return SpecialReading("artillery", label, None, confidence, (x, y))
     crop = _cut(image, x, y, side)
     if label == "arrow":
-        return SpecialReading("scatter", "arrow", _arrow_face_bearing(image, x, y, side, crop),
+        return SpecialReading("scatter", "arrow", _arrow_face_bearing(crop, side, pointing),
                               confidence, (x, y))
     return SpecialReading("scatter", "hit", _hit_face_bearing(image, x, y, side, crop),
                           confidence, (x, y))
+
+
+def _likeliest_face(probs: np.ndarray) -> tuple[object, float]:
+    """The likeliest of the flat faces (`CLASSES` but cocked) and its probability."""
+    best = int(np.argmax(probs))
+    return CLASSES[best], float(probs[best])
 
 
 def _square_top_face(image: np.ndarray, x: float, y: float, outline_sides: list[float]
@@ -427,15 +452,15 @@ def _arrow_of(marks: Iterable[list[_Blob]]) -> float | None:
     return None
 
 
-def _arrow_face_bearing(image: np.ndarray, x: float, y: float, side: float,
-                        crop: np.ndarray) -> float | None:
+def _arrow_face_bearing(crop: np.ndarray, side: float, pointing: np.ndarray
+                        ) -> float | None:
     """The bearing of an arrow face's arrow (image coordinates): the print's (`_arrow_of`,
-    exact where it works) unless the bearing network (`BEARING_WEIGHTS`), sure of another,
-    disagrees; the network's where the print gives none (glare across the shaft, a
-    neighbour's side face, a blurred head) and it is sure; else None (a re-roll, SCAT-2)."""
+    exact where it works) unless the bearing network (`BEARING_WEIGHTS`, whose
+    probabilities are `pointing`), sure of another, disagrees; the network's where the
+    print gives none (glare across the shaft, a neighbour's side face, a blurred head) and
+    it is sure; else None (a re-roll, SCAT-2)."""
     printed = _arrow_of(_marks(crop, side, ARROW_LEVELS))
-    return _checked_bearing(printed, _bearing_model().predict(face_crop(image, x, y, side)),
-                            BEARING_AGREE, BEARING_SURE)
+    return _checked_bearing(printed, pointing, BEARING_AGREE, BEARING_SURE)
 
 
 def _hit_face_bearing(image: np.ndarray, x: float, y: float, side: float,

@@ -30,6 +30,13 @@ def arrows_of(shot, face="arrow"):
             yield t, ((x0 + x1) / 2, (y0 + y1) / 2), side_px(t)
 
 
+def bearing_probabilities(bearing, mass):
+    """Bearing network probabilities holding `mass` at `bearing`, the rest spread evenly."""
+    p = np.full(BEARING_BINS, (1 - mass) / (BEARING_BINS - 1))
+    p[int(round(bearing / (360 / BEARING_BINS))) % BEARING_BINS] = mass
+    return p
+
+
 def development_tray(seed):
     return random_tray(np.random.default_rng(seed), dice=(0, 3), special={"scatter": (2, 3)})
 
@@ -96,19 +103,17 @@ def test_the_network_overrules_the_print_only_when_sure(monkeypatch):
     """A network unsure of its bearing leaves the print's standing; sure of another, it
     overrules it; with no print and unsure, there is no bearing (a re-roll)."""
     crop = np.zeros((40, 40, 3), np.uint8)
-    image = np.zeros((100, 100, 3), np.uint8)
+    pointing = None
 
     def network_says(bearing, mass):
-        p = np.full(BEARING_BINS, (1 - mass) / (BEARING_BINS - 1))
-        p[int(round(bearing / (360 / BEARING_BINS))) % BEARING_BINS] = mass
-        monkeypatch.setattr(special_dice, "_bearing_model",
-                            lambda: type("Net", (), {"predict": lambda self, c: p})())
+        nonlocal pointing
+        pointing = bearing_probabilities(bearing, mass)
 
     def printed(bearing):
         monkeypatch.setattr(special_dice, "_arrow_of", lambda marks: bearing)
 
     def read():
-        return special_dice._arrow_face_bearing(image, 50, 50, 20, crop)
+        return special_dice._arrow_face_bearing(crop, 20, pointing)
 
     printed(92.0)
     network_says(270.0, 0.5)
@@ -127,6 +132,48 @@ def test_the_network_overrules_the_print_only_when_sure(monkeypatch):
 # for (glare beside the arrow, a blurred word merged with it) or, on 17285, one 104 degrees
 # off: the HIT network gives the right one.
 HIT_TRAYS = (17091, 17166, 17234, 17259, 17285)
+
+
+def read_with_networks_saying(monkeypatch, faces, mass, side):
+    """read_special on a blank frame, the face network giving `faces` (class: probability),
+    the bearing network holding `mass` round one bearing, the lean check finding it flat."""
+    probs = np.zeros(len(special_dice.CLASSES))
+    for face, p in faces.items():
+        probs[special_dice.CLASSES.index(face)] = p
+
+    def net(p):
+        return lambda: type("Net", (), {"predict": lambda self, crop: p})()
+    monkeypatch.setattr(special_dice, "_model", net(probs))
+    monkeypatch.setattr(special_dice, "_bearing_model", net(bearing_probabilities(40.0, mass)))
+    monkeypatch.setattr(special_dice, "_leaning", lambda image, places: 0.0)
+    reading = read_special(np.full((200, 200, 3), 128, np.uint8), 100, 100, side)
+    return reading and (reading.kind, reading.value)
+
+
+@pytest.mark.parametrize("faces, mass, expected", [
+    ({"arrow": 0.68, "misfire": 0.29}, 0.72, ("artillery", "misfire")),  # a MISFIRE word
+    ({"arrow": 0.6, "misfire": 0.18, "hit": 0.12, 4: 0.1}, 0.5, None),  # MISFIRE unsure
+    ({"arrow": 0.53, "hit": 0.45}, 0.48, ("scatter", "arrow")),        # another maker's arrow
+    ({"arrow": 0.67, 4: 0.3}, 0.6, ("scatter", "arrow")),              # next a 4
+    ({"arrow": 0.68, "misfire": 0.29}, 0.95, ("scatter", "arrow")),    # it points: an arrow
+    ({"arrow": 0.95, "misfire": 0.04}, 0.72, ("scatter", "arrow")),    # the face net is sure
+])
+@pytest.mark.parametrize("side", [special_dice.SMALL_ARROW_SIDE, 80])
+def test_a_doubted_arrow_the_bearing_network_cannot_point_is_a_misfire(
+        monkeypatch, faces, mass, expected, side):
+    """ARROW_DOUBT: a face the face network reads as an arrow under 0.8 sure, whose arrow
+    the bearing network cannot point, is read as a MISFIRE where that is the face network's
+    next face (the word's bar taken for a shaft); under 0.5 sure of it, as no special face.
+    A doubted arrow whose next face is another (other makers' arrows, judged), one that
+    points, or a sure one stays an arrow."""
+    assert read_with_networks_saying(monkeypatch, faces, mass, side) == expected
+
+
+def test_a_small_die_s_doubted_arrow_stays_an_arrow(monkeypatch):
+    """Under SMALL_ARROW_SIDE an arrow is a blur the bearing network cannot point: a
+    doubted arrow there stays an arrow (with no bearing: a re-roll, SCAT-2)."""
+    assert read_with_networks_saying(monkeypatch, {"arrow": 0.68, "misfire": 0.29}, 0.72,
+                                     special_dice.SMALL_ARROW_SIDE - 1) == ("scatter", "arrow")
 
 
 def test_hit_small_arrows_the_print_misses_get_the_hit_network_s_bearing():
