@@ -135,8 +135,9 @@ ARROW_DOUBT = (0.8, 0.8)    # a face read as an arrow under this sure, whose bea
                             # MISFIRE where that is its next likeliest face (the word's bar
                             # taken for a shaft); not on a die under SMALL_ARROW_SIDE,
                             # whose arrow is a blur.
-                            # Development trays: 6 MISFIRE words caught, no arrow
-                            # (forty-ninth session, docs/special-dice.md, step 4)
+                            # Development trays: 6 MISFIRE words caught, no arrow; of
+                            # other makers' arrows, one 0.52 sure would be taken (forty-
+                            # ninth session, docs/special-dice.md, step 4)
 
 
 @dataclass
