@@ -85,12 +85,22 @@ def validation(train_index: int) -> bool:
     return train_index % 4 == 3
 
 
+TONE_GAMMAS = (0.55, 1.8)   # brighter and darker than the real photos' phone, as far as
+# benchmarks/real_variants.py's exposure rows go
+
+
 def box_geometry(box):
     x0, y0, x1, y1 = box
     return (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
 
 
-def augment_colour(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def augment_colour(crop: np.ndarray, rng: np.random.Generator, tone: float = 0.0) -> np.ndarray:
+    """`tone`: the share of crops also put through a tone curve (another camera's exposure:
+    gamma log-uniform over `TONE_GAMMAS`), which the linear brightness and contrast below
+    do not give."""
+    if rng.random() < tone:
+        gamma = math.exp(rng.uniform(*np.log(TONE_GAMMAS)))
+        crop = cv2.LUT(crop, (255.0 * (np.arange(256) / 255.0) ** gamma).round().astype(np.uint8))
     if rng.random() < 0.5:
         crop = crop[:, :, rng.permutation(3)]
     if rng.random() < 0.2:
@@ -114,8 +124,10 @@ class Samples:
     """Augmented training crops and their classes."""
 
     def __init__(self, rng: np.random.Generator, per_die: int, per_negative: int,
-                 contacts: bool = False, size: int = CROP_SIZE, outward: bool = False) -> None:
+                 contacts: bool = False, size: int = CROP_SIZE, outward: bool = False,
+                 tone: float = 0.0) -> None:
         self.rng, self.per_die, self.per_negative = rng, per_die, per_negative
+        self.tone = tone            # share of crops through a tone curve (augment_colour)
         self.size = size            # crop side in pixels
         self.contacts = contacts    # "not a die" where two dice touch (between_neighbours)
         self.outward = outward      # crops turned outward-up (else at any angle)
@@ -129,7 +141,7 @@ class Samples:
         else:
             angle = self.rng.uniform(0, 360)
         crop = source.crop(x, y, side, angle_deg=angle, size=self.size)
-        self.crops.append(augment_colour(crop, self.rng))
+        self.crops.append(augment_colour(crop, self.rng, self.tone))
         self.classes.append(cls)
 
     def from_photo(self, image: np.ndarray, dice: list[tuple[float, float, float, int]],
@@ -396,7 +408,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
           leaning: float = LEANING, size: int = CROP_SIZE, negatives: int = 2,
           validate: bool = False, real_per_die: int = 16, outward: bool = False,
           hard_per_die: int = 0, hard_by: Path | None = None, init: Path | None = None,
-          max_lr: float = 3e-3, grey: float = 0.0) -> None:
+          max_lr: float = 3e-3, grey: float = 0.0, tone: float = 0.0) -> None:
     import torch
 
     from station.vision.classifier import normalise
@@ -416,7 +428,7 @@ def train(data: Path, epochs: int, seed: int, threads: int, synthetic: int,
                              "another --cache")
     else:
         samples = Samples(rng, per_die=real_per_die, per_negative=negatives, contacts=contacts == "all",
-                          size=size, outward=outward)
+                          size=size, outward=outward, tone=tone)
         add_real(samples, data, validate, hard_per_die, hard_by)
         samples.per_die, samples.contacts = 6, contacts != "off"
         add_synthetic(samples, synthetic, rng, materials, touching, by_wall, leaning, grey)
@@ -497,6 +509,9 @@ def main() -> None:
     parser.add_argument("--grey", type=float, default=0.0,
                         help="share of rendered dice that are grey, the colour read worst on "
                              "rendered trays (default 0: colours at random, one in nine grey)")
+    parser.add_argument("--tone", type=float, default=0.0,
+                        help="share of crops put through a random tone curve (gamma "
+                             f"{TONE_GAMMAS[0]}-{TONE_GAMMAS[1]}; default 0)")
     args = parser.parse_args()
     if args.size % 8:
         parser.error(f"--size {args.size}: the crop side must be a multiple of 8 (three 2x2 "
@@ -504,7 +519,8 @@ def main() -> None:
     train(args.data, args.epochs, args.seed, args.threads, args.synthetic, args.cache, args.out,
           args.channels, args.materials, args.touching, args.by_wall, args.contacts,
           args.leaning, args.size, args.negatives, args.validate, args.real_per_die,
-          args.outward, args.hard_per_die, args.hard_by, args.init, args.max_lr, args.grey)
+          args.outward, args.hard_per_die, args.hard_by, args.init, args.max_lr, args.grey,
+          args.tone)
 
 
 if __name__ == "__main__":
