@@ -52,7 +52,10 @@ Samples (all cut with `crops.CropSource`, as the reader does):
   crops centred where two dice touch (the reader proposes candidates there, inside both
   dice's boxes, and the network took them for leaning dice).
 Augmentations make the model about dice, not these photos: colour channel shuffles and
-inversion (light pips on dark dice), hue, brightness, contrast, blur, noise.
+inversion (light pips on dark dice), hue, brightness, contrast, blur, noise; with `--tone
+SHARE`, that share also through a random tone curve (0, the committed weights' recipe; a
+fine-tune at 0.3 read the real photos at other exposures no better: docs/history/vision.md,
+fifty-second session).
 """
 
 from __future__ import annotations
