@@ -84,7 +84,8 @@ from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource
                                   outward_angle, pyramid_level)
 from station.vision.special_dice import TOP_FACE as SPECIAL_TOP_FACE
 from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
-                                         special_face_probability, warm_up_special)
+                                         special_face_probability, top_face_places,
+                                         warm_up_special)
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
@@ -123,6 +124,9 @@ SPECIAL_SCREEN = 0.9          # network reads a special face this sure (`_specia
 SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns
 SPECIAL_BLOB = 1.4            # ... round a die whose blob is at least this x the typical outline
                               # squared (a lone die's is 1.0-1.25; none under it: looked round too)
+LONE_SCREEN = 0.7             # ... and a blob no die was taken at is read as a special die from
+                              # this (`_lone_special_look`; the face network reads a lone MISFIRE
+                              # die 0.83 at its outline's centre: 42nd and 52nd sessions)
 FLAT_OVER_COCKED = 0.9   # ... and on a die it calls cocked less than `SURE`, a face the special
                          # reader reads this sure (its own cocked checks passed) wins: flat
                          # special dice the d6 network takes for leaning (a leaning die can
@@ -1533,6 +1537,7 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
     dice = _lean_check(source, dice)
     if expect_special:
         dice = _special_beside_look(source, dice, special, skip, edges)
+        dice = _lone_special_look(source, dice, special, skip, edges)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
     dice, read = _one_reading_a_die(source, dice, read)
@@ -1562,9 +1567,7 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     faced = [c for c, p in dice if not _without_face(p)]
     outline = float(np.median([c.side for c in faced or [c for c, _ in dice]]))
     face = SPECIAL_TOP_FACE * outline
-    taken = [Candidate(*special[c].centre, c.side) if special.get(c) is not None
-             and special[c].centre else c for c, p in dice
-             if not _without_face(p) or special.get(c) is not None]
+    taken = _special_taken(dice, special)
     h, w = source.image.shape[:2]
     places = []
     for c, _ in dice:
@@ -1579,22 +1582,72 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
                         (skip is None or not skip(spot.x, spot.y)) and \
                         _farther(spot, taken, SPECIAL_CLEAR * face):
                     places.append(spot)
+    return _special_places_read(source, dice, special, places, [outline] * len(places),
+                                SPECIAL_SCREEN, taken)
+
+
+def _lone_special_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                       special: dict[Candidate, SpecialReading | None], skip,
+                       edges: TrayEdges) -> list[tuple[Candidate, np.ndarray]]:
+    """Expecting special dice: a special die alone in its blob that the d6 network took for
+    no die (a lone MISFIRE face, a symbol it never saw on a pip die; fifty-second session).
+    The blob candidates of the first search that lie farther than `SPECIAL_CLEAR` top faces
+    (`special_dice.TOP_FACE` of the typical outline, as in `_special_beside_look`; with no
+    die found, of the candidate's own) from every die taken are screened
+    (`special_face_probability`) from `LONE_SCREEN` at their centre and where a flat die's
+    top face may lie in such an outline (`top_face_places`: a blob holds the die's shadow
+    and side faces too), and read by `read_segmented` at it; a face read there
+    `SURE_SPECIAL` sure is a die, as in `_special_beside_look`."""
+    taken = _special_taken(dice, special)
+    faced = [c.side for c, p in dice if not _without_face(p)] or [c.side for c, _ in dice]
+    typical = float(np.median(faced)) if faced else None
+    image = source.image
+    places, outlines = [], []
+    for c in _off(edges.blobs(), skip):
+        outline = typical or c.side
+        face = SPECIAL_TOP_FACE * outline
+        if _farther(Candidate(c.x, c.y, face), taken, SPECIAL_CLEAR * face):
+            around = [(c.x, c.y, face)] + top_face_places(image, c.x, c.y, outline)
+            places += [Candidate(*place) for place in around]
+            outlines += [outline] * len(around)
+    return _special_places_read(source, dice, special, places, outlines, LONE_SCREEN, taken)
+
+
+def _special_taken(dice: list[tuple[Candidate, np.ndarray]],
+                   special: dict[Candidate, SpecialReading | None]) -> list[Candidate]:
+    """The places a special die is not sought at: every die read with a face, and every die
+    the special reader read (where it read it)."""
+    return [Candidate(*special[c].centre, c.side) if special.get(c) is not None
+            and special[c].centre else c for c, p in dice
+            if not _without_face(p) or special.get(c) is not None]
+
+
+def _special_places_read(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                         special: dict[Candidate, SpecialReading | None],
+                         places: list[Candidate], outlines: list[float], screen_from: float,
+                         taken: list[Candidate]) -> list[tuple[Candidate, np.ndarray]]:
+    """`dice` and the special dice found at `places` (each a top face wide, a die's outline
+    `outlines` wide): read surest first where the screen network reads a special face
+    `screen_from` sure, by `read_segmented`; a face read `SURE_SPECIAL` sure whose top face
+    lies farther than `SPECIAL_CLEAR` top faces from every die `taken` (and from each one
+    found before it) is a die, its reading put in `special`."""
     if not places:
         return dice
     screened = special_face_probability(source.image, [(c.x, c.y, c.side) for c in places],
                                         SPECIAL_SCREEN_TURNS)
     dice = list(dice)
     for i in np.argsort(-screened):
-        spot = places[i]
-        if screened[i] < SPECIAL_SCREEN:
+        spot, outline = places[i], outlines[i]
+        if screened[i] < screen_from:
             break
-        if not _farther(spot, taken, SPECIAL_CLEAR * face):
+        clear = SPECIAL_CLEAR * spot.side
+        if not _farther(spot, taken, clear):
             continue
         reading = read_segmented(source.image, spot.x, spot.y, outline)
         if reading is None or reading.value is None or reading.confidence < SURE_SPECIAL:
             continue
         die = Candidate(*(reading.centre or (spot.x, spot.y)), outline)
-        if not _farther(die, taken, SPECIAL_CLEAR * face):
+        if not _farther(die, taken, clear):
             continue
         p = np.zeros(CLASSES, np.float32)
         p[SPECIAL] = 1.0

@@ -278,7 +278,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     the centre up to half a side off the top face's (the face network learned dice cut
     within an eighth of a side of it, and the bearings are measured on a face of about
     `side`). The die is read where it was found, centred on the top face `centre_on_face`
-    finds, and where a flat die's top face may lie (`_top_face_places`, counted from
+    finds, and where a flat die's top face may lie (`top_face_places`, counted from
     `SURE_AROUND`; a HIT on a large die everywhere from `SURE_HIT`: the pip reader sends
     pip dice here too);
     the surest face wins, read at its place (`centre`). A die read as
@@ -290,7 +290,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     if outline_side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
     face = centre_on_face(image, x, y, outline_side)
-    places = [(x, y, outline_side), face] + _top_face_places(image, x, y, outline_side)
+    places = [(x, y, outline_side), face] + top_face_places(image, x, y, outline_side)
     probs = _model().predict_many([face_crop(image, *place) for place in places])
     outline_cocked = OUTLINE_COCKED_PROBABILITY
     if probs[0][COCKED] >= outline_cocked and _square_top_face(image, x, y, [outline_side]):
@@ -307,7 +307,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
         if probs[1][COCKED] >= cocked_from[1] else None
 
 
-def _top_face_places(image: np.ndarray, x: float, y: float, outline_side: float
+def top_face_places(image: np.ndarray, x: float, y: float, outline_side: float
                      ) -> list[tuple[float, float, float]]:
     """Where a flat die's top face may lie in the outline found at (x, y), `TOP_FACE` of
     its side wide: a camera above the tray sees a die away from the frame's centre partly

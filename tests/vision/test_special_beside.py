@@ -5,7 +5,8 @@ session")."""
 
 import numpy as np
 
-from station.fakes.tray import random_tray
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
 from station.vision import read_tray, reader
 from station.vision.segment import Candidate
 from station.vision.special_dice import SpecialReading
@@ -41,6 +42,22 @@ def test_a_scatter_die_touching_a_die_found_is_sought_round_it_when_special_dice
     assert read_at(read_tray(rendered.image), truth) is None      # not sought unless expected
     monkeypatch.setattr(reader, "_special_beside_look",
                         lambda source, dice, special, skip, edges: dice)
+    assert read_at(read_tray(rendered.image, expect_special=True), truth) is None
+
+
+def test_a_lone_misfire_die_the_d6_network_takes_for_no_die_is_read_when_expected(
+        monkeypatch, read_at):
+    # 800x600: an artillery die alone, its MISFIRE symbol a face no pip die shows; the d6
+    # network reads its blob as no die. Expecting special dice, the blobs no die was taken
+    # at are shown to the special reader (`_lone_special_look`, fifty-second session).
+    rng = np.random.default_rng([5201, 24])
+    rendered = render_roll([Face("artillery", "misfire"), Face("d6", int(rng.integers(1, 7)))],
+                           rng, size=(800, 600), touching=0.0)
+    truth = rendered.truth[0]
+    found = read_at(read_tray(rendered.image, expect_special=True), truth)
+    assert found is not None and (found.kind, found.value) == ("artillery", "misfire")
+    assert read_at(read_tray(rendered.image), truth) is None      # not sought unless expected
+    monkeypatch.setattr(reader, "LONE_SCREEN", 2.0)                 # no place screened in
     assert read_at(read_tray(rendered.image, expect_special=True), truth) is None
 
 
