@@ -52,7 +52,9 @@
    artillery roll), a die it reads as pips with some doubt that it is special is shown to
    `special_dice` too, whose reading wins only when sure: small special dice often look like
    pips to the d6 network; and round each die found, a special die touching it that no
-   look found is sought (`_special_beside_look`: the pair read as one die). The special
+   look found is sought (`_special_beside_look`: the pair read as one die), and the blobs
+   no die was taken at are read as lone special dice (`_lone_special_look`: a lone MISFIRE
+   face, a symbol no pip die shows, reads as no die to the d6 network). The special
    reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
    (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die),
@@ -1494,9 +1496,10 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
 
     `expect_special`: scatter or artillery dice are likely in the tray (the rules asked for
     them): a die read as pips with some doubt that it is special is also shown to the
-    special-dice reader (step 6, ~16 ms a die), and special dice touching the dice found
-    are sought round them (`_special_beside_look`, a few ms a die); off, only dice the d6
-    network calls special are read as special dice.
+    special-dice reader (step 6, ~16 ms a die), special dice touching the dice found are
+    sought round them (`_special_beside_look`, a few ms a die) and lone ones in the blobs
+    no die was taken at (`_lone_special_look`); off, only dice the d6 network calls special
+    are read as special dice.
     `calibration` (a `calibration.TrayCalibration`, any frame size of its camera) adds each
     die's position in tray millimetres and turns scatter bearings to the tray's up edge;
     without it, bearings are clockwise from image up. A profile made at another aspect
@@ -1593,7 +1596,8 @@ def _lone_special_look(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     no die (a lone MISFIRE face, a symbol it never saw on a pip die; fifty-second session).
     The blob candidates of the first search that lie farther than `SPECIAL_CLEAR` top faces
     (`special_dice.TOP_FACE` of the typical outline, as in `_special_beside_look`; with no
-    die found, of the candidate's own) from every die taken are screened
+    die found, of the candidate's own) from every die taken, and that the d6 network gives
+    at least `MAYBE_SPECIAL` P(special), are screened
     (`special_face_probability`) from `LONE_SCREEN` at their centre and where a flat die's
     top face may lie in such an outline (`top_face_places`: a blob holds the die's shadow
     and side faces too), and read by `read_segmented` at it; a face read there
@@ -1601,15 +1605,20 @@ def _lone_special_look(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     taken = _special_taken(dice, special)
     faced = [c.side for c, p in dice if not _without_face(p)] or [c.side for c, _ in dice]
     typical = float(np.median(faced)) if faced else None
+    lone = [c for c in _off(edges.blobs(), skip)
+            if _farther(c, taken, SPECIAL_CLEAR * SPECIAL_TOP_FACE * (typical or c.side))]
+    if lone:
+        # Only where the d6 network gives a special die some chance: most such blobs are
+        # walls, stains and pips, and screening each where a top face may lie costs.
+        lone = [c for c, p in zip(lone, _classify(source, lone)) if p[SPECIAL] >= MAYBE_SPECIAL]
     image = source.image
     places, outlines = [], []
-    for c in _off(edges.blobs(), skip):
+    for c in lone:
         outline = typical or c.side
-        face = SPECIAL_TOP_FACE * outline
-        if _farther(Candidate(c.x, c.y, face), taken, SPECIAL_CLEAR * face):
-            around = [(c.x, c.y, face)] + top_face_places(image, c.x, c.y, outline)
-            places += [Candidate(*place) for place in around]
-            outlines += [outline] * len(around)
+        around = [(c.x, c.y, SPECIAL_TOP_FACE * outline)] + \
+            top_face_places(image, c.x, c.y, outline)
+        places += [Candidate(*place) for place in around]
+        outlines += [outline] * len(around)
     return _special_places_read(source, dice, special, places, outlines, LONE_SCREEN, taken)
 
 
