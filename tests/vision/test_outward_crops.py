@@ -62,7 +62,7 @@ def test_training_crops_are_outward_up_within_the_jitter(monkeypatch):
     from station.vision.training.train_classifier import Samples
 
     # the colours are augmented too (channel shuffles would hide the red dot): not tested here
-    monkeypatch.setattr(train_classifier, "augment_colour", lambda crop, rng: crop)
+    monkeypatch.setattr(train_classifier, "augment_colour", lambda crop, *_: crop)
     samples = Samples(np.random.default_rng(0), per_die=1, per_negative=0, outward=True)
     for x, y in PLACES:
         source = CropSource(die_with_outward_dot(x, y))
