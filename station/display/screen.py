@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from station.rules.geometry import bearing_text
 from station.vision.types import CHECK_BELOW
 
 # Session states, as the display names them.
@@ -78,7 +79,9 @@ def dice_text(marks: list[DieMark]) -> str:
 def face_label(value: int | str, bearing_deg: float | None = None) -> str:
     """"4", "MF", "HIT", "ARROW 117°": what is written beside a die."""
     word = {"misfire": "MF", "hit": "HIT", "arrow": "ARROW"}.get(str(value), str(value))
-    return f"{word} {bearing_deg:.0f}°" if value == "arrow" and bearing_deg is not None else word
+    if value == "arrow" and bearing_deg is not None:
+        return f"{word} {bearing_text(bearing_deg)}°"
+    return word
 
 
 @dataclass

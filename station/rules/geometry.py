@@ -45,6 +45,12 @@ def bearing_of(dx: float, dy: float) -> float:
     return math.degrees(math.atan2(dx, dy)) % 360.0
 
 
+def bearing_text(bearing_deg: float, decimals: int = 0) -> str:
+    """`bearing_deg` written with `decimals` decimals, in 0 ≤ b < 360 as written: 359.6°
+    is "0", not "360", at whole degrees."""
+    return f"{round(bearing_deg, decimals) % 360.0:.{decimals}f}"
+
+
 def _clean(value: float) -> float:
     """Snap float noise (1e-16) to the exact values the cases in the tests expect."""
     rounded = round(value, 9)

@@ -253,7 +253,7 @@ def deviate(rec: Record, from_in: float, die: str, origin: str) -> tuple[int, in
     read = f"d3 from d6 {face} → {rolled}\"" if die == "d3" else f"{rolled}\""
     note = f", capped at half of {from_in:g}\" = {capped:g}\"" if capped < rolled else ""
     rec.step("WM-DEV-1", f"deviates from {origin}: direction {direction} "
-                         f"({geo.deviation_bearing(direction):.0f}° from the line of attack), "
+                         f"({geo.bearing_text(geo.deviation_bearing(direction))}° from the line of attack), "
                          f"{read}{note}")
     distance_die = D6.map(half_up) if die == "d3" else D6
     p = Fraction(1, 6) * distance_die.prob(lambda v: min(v, cap) == capped)

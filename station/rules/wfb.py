@@ -37,7 +37,7 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
     if bearing is None:
         raise RuleRefused("SCAT-2: the arrow's bearing was not read; roll the scatter die "
                           "again in view of the camera, or type it as arrow@DEG")
-    rec.step("SCAT-2", f"arrow bearing {bearing:.1f}° clockwise from the tray's up edge")
+    rec.step("SCAT-2", f"arrow bearing {geo.bearing_text(bearing, 1)}° clockwise from the tray's up edge")
     rolled = roll_expr(rec, distance, f"scatter distance {distance}")
     moved = rolled.total
     dist = expr_dist(distance)
@@ -52,14 +52,14 @@ def scatter(rec: Record, distance: ex.Expr) -> Outcome:
     assert isinstance(moved, int)
     moved = max(moved, 0)
     offset = geo.bearing_vector(bearing, moved)
-    rec.step("SCAT-1", f"{distance} = {rolled.describe()}: moves {moved}\" along {bearing:.1f}°"
+    rec.step("SCAT-1", f"{distance} = {rolled.describe()}: moves {moved}\" along {geo.bearing_text(bearing, 1)}°"
                        f" (dx {offset[0]:+.2f}\", dy {offset[1]:+.2f}\"), ignoring anything "
                        "in the way")
     p_moved = dist.prob(lambda v: not isinstance(v, str) and max(v, 0) == moved)
     return rec.outcome("arrow", p_arrow * p_moved, f"an arrow and {moved}\" (any bearing)",
                        result="arrow", because=("SCAT-2", "the arrow's bearing on the table"),
                        bearing_deg=bearing, distance_in=moved, offset_in=list(offset),
-                       headline=f"ARROW {moved}\" at {bearing:.0f}°")
+                       headline=f"ARROW {moved}\" at {geo.bearing_text(bearing)}°")
 
 
 def _point(text: str) -> tuple[float, float]:

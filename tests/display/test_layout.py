@@ -5,7 +5,7 @@ import dataclasses
 from PIL import ImageDraw
 
 from station.display.render import _share_lines, render
-from station.display.screen import DieMark
+from station.display.screen import DieMark, face_label
 
 
 def drawn_text(monkeypatch, screen, size=(800, 480)) -> list[tuple[str, float]]:
@@ -180,3 +180,9 @@ def test_the_rule_under_the_action_clears_its_descenders(monkeypatch, screens):
     descenders = ImageDraw.Draw(Image.new("RGB", (1, 1))).textbbox(
         (0, 0), "Impaler spear", font=font(240 // 7))[3]
     assert lines and lines[0][1] > descenders
+
+
+def test_a_die_label_writes_an_arrow_just_short_of_north_as_0_degrees():
+    assert face_label("arrow", 359.7) == "ARROW 0°"       # SCAT-2: bearings 0 to under 360
+    assert face_label("arrow", 117.4) == "ARROW 117°"
+    assert face_label("misfire") == "MF" and face_label(4) == "4"

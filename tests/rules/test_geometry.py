@@ -41,6 +41,14 @@ def test_scat2_bearings_clockwise_from_up(bearing, vector):
     assert geo.bearing_of(*vector) == pytest.approx(bearing % 360)
 
 
+@pytest.mark.parametrize("bearing, decimals, text", [
+    (325.7, 0, "326"), (359.6, 0, "0"), (359.96, 1, "0.0"), (359.94, 1, "359.9"),
+    (0.4, 0, "0"), (-0.3, 0, "0"), (90, 1, "90.0"),
+])
+def test_scat2_bearings_written_from_0_to_under_360(bearing, decimals, text):
+    assert geo.bearing_text(bearing, decimals) == text
+
+
 def test_tmpl1_templates_over_round_bases():
     assert geo.WFB_TEMPLATES_IN == {"small": 3.0, "large": 5.0}
     # a 1" base whose edge just touches the small template's edge is hit

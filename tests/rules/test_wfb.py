@@ -32,6 +32,12 @@ def test_scat2_continuous_bearing(run):
     assert out.fields["bearing_deg"] == 30
 
 
+def test_scat2_an_arrow_a_hair_short_of_north_is_written_0_not_360(run):
+    out = run("wfb.scatter", "distance=2D6", dice="arrow@359.8 2 2")
+    assert out.headline.startswith('ARROW 4" at 0° — SCAT-2')
+    assert out.fields["bearing_deg"] == 359.8       # the reading itself is kept
+
+
 class _ArrowWithoutBearing:
     """A source (a camera that saw the arrow face but not its direction)."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from station.cli import UsageError
+from station.rules.geometry import bearing_text
 from station.vision.types import CHECK_BELOW
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
         lines.append("  by value: " + "  ".join(f"{v}s: {values[v]}" for v in range(1, 7)))
     for d in dice:
         if d.kind != "d6" and d.value is not None:
-            bearing = f", bearing {d.bearing_deg:.0f} deg" if d.bearing_deg is not None else \
+            bearing = f", bearing {bearing_text(d.bearing_deg)} deg" if d.bearing_deg is not None else \
                 ", bearing not read: re-roll it or enter it as arrow@DEG (SCAT-2)" \
                 if d.value == "arrow" else ""   # a HIT's small arrow is optional
             lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
