@@ -39,7 +39,7 @@ class DieMark:
     label: str                        # "4", "8", "MF", "HIT", "ARROW"; "4?" when doubtful
     colour: str = ""
     problem: str = ""                 # "cocked", "unreadable", "extra": drawn in red
-    bearing_deg: float | None = None
+    bearing_deg: float | None = None  # the arrow's way on the frame (image bearing), drawn
     doubtful: bool = False            # a value read less than CHECK_BELOW sure: drawn amber
 
     @classmethod
@@ -49,7 +49,9 @@ class DieMark:
 
     @classmethod
     def from_json(cls, die: dict[str, Any], problem: str = "") -> "DieMark":
-        """From a die as the reader's JSON (and the journal) hold it."""
+        """From a die as the reader's JSON (and the journal) hold it. The label gives the
+        bearing the rules use (on the tray once calibrated); the arrow drawn follows the die's
+        arrow in the frame (`image_bearing_deg`), whichever way the camera is turned."""
         flagged = [f for f in die.get("flags", []) if f in ("cocked", "unreadable")]
         value, bearing = die.get("value"), die.get("bearing_deg")
         doubtful = value is not None and not flagged and \
@@ -57,8 +59,8 @@ class DieMark:
         label = "?" if value is None or flagged else \
             face_label(value, bearing) + ("?" if doubtful else "")
         return cls((float(die["center"][0]), float(die["center"][1])), label,
-                   die.get("colour") or "", problem or (flagged[0] if flagged else ""), bearing,
-                   doubtful)
+                   die.get("colour") or "", problem or (flagged[0] if flagged else ""),
+                   die.get("image_bearing_deg", bearing), doubtful)
 
 
 @dataclass(frozen=True)

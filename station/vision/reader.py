@@ -1863,5 +1863,6 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
     if calibration is not None:
         die.center_mm = calibration.to_mm(c.x, c.y)
         if die.bearing_deg is not None:
+            die.image_bearing_deg = die.bearing_deg    # what a mark on the frame follows
             die.bearing_deg = calibration.bearing_to_tray(die.bearing_deg, c.x, c.y)
     return die

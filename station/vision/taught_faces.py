@@ -248,7 +248,7 @@ class TaughtFaces:
                 continue
             kind, value = match.key.split(":")
             die.kind, die.value = kind, int(value) if value.isdigit() else value
-            die.bearing_deg = None
+            die.bearing_deg = die.image_bearing_deg = None
             die.confidence = match.score
             die.flags = [f for f in die.flags if f != "unreadable"] + ["taught"]
         return dice

@@ -22,6 +22,8 @@ class DetectedDie:
         None when a flag says the face cannot be trusted ("cocked", "unreadable").
     center: [x, y] in image pixels; center_mm: in tray millimetres once calibrated.
     bearing_deg: scatter dice, degrees clockwise from up (image -y, or the tray's up edge).
+    image_bearing_deg: once calibrated, the same arrow's bearing in the image (clockwise from
+        image -y), which a mark drawn on the frame follows; None otherwise.
     colour: a plain colour name (red, blue, white, black, green, yellow, purple, orange, grey).
     """
 
@@ -33,6 +35,7 @@ class DetectedDie:
     flags: list[str] = field(default_factory=list)
     bearing_deg: float | None = None
     center_mm: tuple[float, float] | None = None
+    image_bearing_deg: float | None = None
 
     @property
     def doubtful(self) -> bool:
@@ -52,4 +55,6 @@ class DetectedDie:
             out["bearing_deg"] = round(float(self.bearing_deg), 1)
         if self.center_mm is not None:
             out["center_mm"] = [round(float(v), 1) for v in self.center_mm]
+        if self.image_bearing_deg is not None:
+            out["image_bearing_deg"] = round(float(self.image_bearing_deg), 1)
         return out

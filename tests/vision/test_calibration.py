@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from station.cli import main
+from station.display.screen import DieMark, face_label
 from station.fakes.tray import Finish, random_tray, render_roll
 from station.rules.faces import Face
-from station.vision import calibration
+from station.vision import calibration, read_tray
 from station.vision.calibration import (CalibrationError, TrayCalibration, calibrate_image,
                                         detect_markers)
 
@@ -42,6 +43,31 @@ def test_bearings_relative_to_the_up_edge(shot, profile):
     for die in scatter:
         got = profile.bearing_to_tray(die.bearing_deg, *die.center, height_mm=shot.die_mm)
         assert abs((got - die.bearing_tray_deg + 180) % 360 - 180) < 1.0
+
+
+def angle_off(a: float, b: float) -> float:
+    return abs((a - b + 180) % 360 - 180)
+
+
+def test_a_turned_camera_marks_the_arrow_as_the_die_shows_it():
+    # The camera a quarter turn from the tray: the rules get the tray bearing (SCAT-2), the
+    # screen's arrow follows the die's arrow in the frame, not the tray's number.
+    rendered = render_roll([Face("scatter", "arrow", bearing_deg=0.0), Face("d6", 3)],
+                           np.random.default_rng(7), size=(1280, 960), markers=True,
+                           yaw_deg=90.0, touching=0.0)
+    truth = rendered.truth[0]
+    read = read_tray(rendered.image, calibrate_image(rendered.image), expect_special=True)
+    die = next(d for d in read if d.kind == "scatter")
+    assert angle_off(die.bearing_deg, truth.bearing_tray_deg) < 5
+    assert angle_off(die.image_bearing_deg, truth.bearing_deg) < 5
+    assert angle_off(truth.bearing_deg, truth.bearing_tray_deg) > 60     # the test means it
+    mark = DieMark.from_json(die.to_json())
+    assert angle_off(mark.bearing_deg, truth.bearing_deg) < 5
+    assert mark.label == face_label("arrow", die.bearing_deg)
+    uncalibrated = next(d for d in read_tray(rendered.image, expect_special=True)
+                        if d.kind == "scatter")
+    assert uncalibrated.image_bearing_deg is None and "image_bearing_deg" not in \
+        uncalibrated.to_json()
 
 
 def test_another_up_edge_turns_the_tray(shot, profile):
