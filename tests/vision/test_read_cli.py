@@ -94,3 +94,25 @@ def test_summary_asks_to_check_dice_read_with_doubt():
                       "(119, 233) (34%); white die 2 at (50, 60) (65%)"]
     assert unsure.doubtful and not DetectedDie("d6", 4, (0, 0), 0.7, "red").doubtful
     assert not summary("tray.png", [DetectedDie("d6", 4, (10.0, 20.0), 0.9, "red")]).count("check")
+
+
+def test_annotated_scatter_arrow_follows_the_die_and_is_labelled_in_full():
+    import numpy as np
+
+    from station.cli.commands.read import SPECIAL, annotate
+    from station.vision.types import DetectedDie
+
+    def colour_at(marked, x, y):
+        return tuple(int(v) for v in marked[y, x])
+
+    blank = np.zeros((480, 640, 3), np.uint8)
+    east = DetectedDie("scatter", "arrow", (320.0, 240.0), 0.95, "red", bearing_deg=90.0)
+    marked = annotate(blank, [east])
+    assert colour_at(marked, 320 + 28, 240) == SPECIAL      # two rings out along 90 degrees
+    assert colour_at(marked, 320 - 28, 240) == (0, 0, 0)
+    # Calibrated: the label gives the tray bearing, the arrow the die's own in the frame.
+    turned = DetectedDie("scatter", "arrow", (320.0, 240.0), 0.95, "red", bearing_deg=90.0,
+                         image_bearing_deg=0.0)
+    marked = annotate(blank, [turned])
+    assert colour_at(marked, 320, 240 - 28) == SPECIAL
+    assert colour_at(marked, 320 + 28, 240) == (0, 0, 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -172,9 +173,12 @@ def _at(d: DetectedDie) -> str:
 
 
 def annotate(image, dice: list[DetectedDie]):
-    """A copy of the frame with each die ringed and labelled (value, ?, C, or special; a
-    doubtful value with a ?, in orange)."""
+    """A copy of the frame with each die ringed and labelled as the screen labels it (value,
+    "MF", "HIT", "ARROW 117°" with the bearing the rules use; "C" cocked, "?" unreadable; a
+    doubtful value with a ?, in orange), a scatter arrow drawn along the die's own arrow."""
     import cv2
+
+    from station.display.screen import face_label
 
     out = image.copy()
     scale = max(out.shape[:2]) / 640
@@ -182,14 +186,18 @@ def annotate(image, dice: list[DetectedDie]):
         x, y = int(d.center[0]), int(d.center[1])
         if d.value is None:
             colour, label = DOUBT, "C" if "cocked" in d.flags else "?"
-        elif d.doubtful:
-            colour, label = CHECK, f"{str(d.value)[:3]}?"
-        elif d.kind != "d6":
-            colour, label = SPECIAL, str(d.value)[:3]
         else:
-            colour, label = READ, str(d.value)
+            colour = CHECK if d.doubtful else SPECIAL if d.kind != "d6" else READ
+            label = face_label(d.value, d.bearing_deg).replace("°", " deg") + \
+                ("?" if d.doubtful else "")           # OpenCV's Hershey fonts have no °
         radius = int(14 * scale)
-        cv2.circle(out, (x, y), radius, colour, max(1, int(2 * scale)))
+        thickness = max(1, int(2 * scale))
+        cv2.circle(out, (x, y), radius, colour, thickness)
+        drawn = d.image_bearing_deg if d.image_bearing_deg is not None else d.bearing_deg
+        if d.value is not None and drawn is not None:
+            angle = math.radians(drawn)
+            tip = (int(x + 3 * radius * math.sin(angle)), int(y - 3 * radius * math.cos(angle)))
+            cv2.arrowedLine(out, (x, y), tip, colour, thickness, tipLength=0.3)
         org = (x + radius, y - radius)
         cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0),
                     max(2, int(4 * scale)))
