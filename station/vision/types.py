@@ -53,8 +53,8 @@ class DetectedDie:
         }
         if self.bearing_deg is not None:
             out["bearing_deg"] = round(float(self.bearing_deg), 1)
-        if self.center_mm is not None:
-            out["center_mm"] = [round(float(v), 1) for v in self.center_mm]
         if self.image_bearing_deg is not None:
             out["image_bearing_deg"] = round(float(self.image_bearing_deg), 1)
+        if self.center_mm is not None:
+            out["center_mm"] = [round(float(v), 1) for v in self.center_mm]
         return out
