@@ -1829,9 +1829,10 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
     elif expect_special and p[SPECIAL] >= MAYBE_SPECIAL:
         # Special dice expected: a second opinion on a die read as pips, which stand unless
         # the special reader is sure of a face; on a cocked die, which die it is (a leaning
-        # artillery die is not a third d6: the players are told to re-roll the right die),
-        # or its face when the d6 network doubts the lean and the special reader, whose own
-        # cocked checks it passed, is sure of one.
+        # artillery die is not a third d6: the players are told to re-roll the right die)
+        # when the special reader finds it leaning too or is sure of its face, or that face
+        # when the d6 network doubts the lean and the special reader, whose own cocked
+        # checks it passed, is sure of one. A face read doubtfully leaves it a d6.
         second = special_reading()
         if best == COCKED:
             sure = FLAT_OVER_COCKED if die_classes.max() < SURE else math.inf
@@ -1839,7 +1840,8 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
             sure = SURE_SPECIAL
         if second is not None and second.value is not None and second.confidence >= sure:
             best, special, confidence = SPECIAL, second, second.confidence
-        elif best == COCKED:
+        elif best == COCKED and second is not None and \
+                (second.value is None or second.confidence >= SURE_SPECIAL):
             special = second
     if best == COCKED:
         die.flags.append("cocked")

@@ -52,6 +52,23 @@ def test_a_cocked_d6_stays_a_d6_when_special_dice_are_expected():
     assert reading(describe(image, c, as_cocked(0.05), True)) == ("d6", None, True)
 
 
+@pytest.mark.parametrize("second, kind", [
+    (special_dice.SpecialReading("scatter", None, None, 0.98, (40.0, 40.0)), "scatter"),
+    (special_dice.SpecialReading("scatter", "hit", 120.0, 0.54, (40.0, 40.0)), "d6"),
+    (None, "d6"),
+])
+def test_a_cocked_die_takes_the_kind_of_a_special_reading_only_when_it_is_sure_of_it(second,
+                                                                                     kind):
+    """The special reader's word on a die the d6 network calls cocked: its kind when it finds
+    the die leaning too; a face it reads only doubtfully is no reason to make a pip die a
+    special one (a real brown pip 6, read as a HIT 0.54 sure given flat, became a "cocked
+    scatter die", docs/special-dice.md)."""
+    image = np.full((80, 80, 3), 120, np.uint8)
+    c = Candidate(40.0, 40.0, 30.0)
+    die = _describe(image, c, as_cocked(0.05), False, None, True, {c: second})
+    assert reading(die) == (kind, None, True)
+
+
 def test_the_special_reader_says_which_die_a_cocked_die_is():
     """read_special flags a leaning die cocked (value None) and guesses its kind from all its
     faces' probabilities: pips too, not only scatter against artillery."""
