@@ -20,6 +20,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from station.display.labels import PAD, place_labels
 from station.display.screen import DieMark, Screen, TrayView
 
 BACKGROUND = (18, 20, 24)
@@ -307,17 +308,12 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
     draw = ImageDraw.Draw(image)
     label_font = font(max(18, round((y1 - y0) / 10)))
     radius = max(10, round(min(shown.size) / 20))
-    # What a label must not cover, each with the index of the die it belongs to: the dice's
-    # rings, the scatter arrows (a label over one hides the way it points), labels drawn.
-    taken: list[tuple[int, tuple[float, float, float, float]]] = []
-    shown_marks = []
-    for index, mark in enumerate(marks):
+    centres, tips, labels, colours = [], [], [], []
+    for mark in marks:
         cx, cy = ox + (mark.center[0] - left) * scale, oy + (mark.center[1] - top) * scale
         colour = MARK_PROBLEM if mark.problem else MARK_CHECK if mark.doubtful else MARK_OK
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=colour, width=3)
-        taken.append((index, (cx - radius, cy - radius, cx + radius, cy + radius)))
-        taken.append((-1, (cx - 3, cy - 3, cx + 3, cy + 3)))   # its own label may cross the
-                                                              # ring, not the die itself
+        tip = None
         if mark.bearing_deg is not None and not mark.problem:   # the scatter arrow's way
             angle = math.radians(mark.bearing_deg)
             tip = (cx + 3.5 * radius * math.sin(angle), cy - 3.5 * radius * math.cos(angle))
@@ -325,53 +321,18 @@ def _draw_tray(image: Image.Image, frame: np.ndarray, marks: list[DieMark], box)
             for side in (-0.5, 0.5):
                 draw.line((*tip, tip[0] - radius * math.sin(angle + side),
                            tip[1] + radius * math.cos(angle + side)), fill=colour, width=4)
-            taken += [(-1, (x - 3, y - 3, x + 3, y + 3)) for k in range(1, 13)
-                      for x, y in [(cx + (tip[0] - cx) * k / 12, cy + (tip[1] - cy) * k / 12)]]
-        shown_marks.append((index, mark, cx, cy, colour))
-    for index, mark, cx, cy, colour in shown_marks:
-        label = mark.label if not mark.problem else f"{mark.label} {mark.problem}"
-        tx, ty = _label_place(draw, label, label_font, (cx, cy), radius,
-                              (ox, oy, ox + shown.width, oy + shown.height),
-                              [box for owner, box in taken if owner != index],
-                              [(x, y) for other, _, x, y, _ in shown_marks if other != index])
-        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        box = (bbox[0] - 3, bbox[1] - 2, bbox[2] + 3, bbox[3] + 2)
-        taken.append((-1, box))
-        draw.rectangle(box, fill=(0, 0, 0))
-        draw.text((tx, ty), label, font=label_font, fill=colour, anchor="lb")
-
-
-def _label_place(draw, label: str, label_font, centre, radius: float, picture,
-                 taken: list, others: list = ()) -> tuple[float, float]:
-    """Where a die's label goes (its text's left end and bottom): beside its mark above
-    right, else the first of above left, below right and below left that covers none of the
-    boxes `taken` (the die's own middle, another die's ring or label, a scatter arrow): those
-    inside the picture first (down from its top edge if need be), then the others moved in
-    from its side; the first of them if none is free. A free spot whose middle lies nearer
-    one of the `others` (the other dice's centres) than its own die is taken only when no
-    free spot is nearer its own: a label must not seem to name its neighbour."""
-    cx, cy = centre
-    x0, y0, x1, y1 = picture
-    width = draw.textbbox((0, 0), label, font=label_font, anchor="lb")
-    right, left = cx + radius + 3, cx - radius - 3 - (width[2] - width[0])
-    above, below = cy - radius - 2, cy + radius + 2 + (width[3] - width[1])
-    fits, moved = [], []        # the spots inside the picture first, then the others moved in
-    for tx, ty in ((right, above), (left, above), (right, below), (left, below)):
-        bbox = draw.textbbox((tx, ty), label, font=label_font, anchor="lb")
-        dx = max(0, x0 - bbox[0]) - max(0, bbox[2] - x1)
-        dy = max(0, y0 - bbox[1]) - max(0, bbox[3] - y1)
-        box = (bbox[0] + dx - 3, bbox[1] + dy - 2, bbox[2] + dx + 3, bbox[3] + dy + 2)
-        (moved if dx else fits).append(((tx + dx, ty + dy), box))
-    spots = fits + moved
-    free = [(spot, box) for spot, box in spots   # touching by a pixel or two is not covering
-            if not any(box[0] < b[2] - 2 and b[0] < box[2] - 2 and box[1] < b[3] - 2
-                       and b[1] < box[3] - 2 for b in taken)]
-
-    def owned(box) -> bool:
-        mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-        return all(math.hypot(mx - cx, my - cy) <= math.hypot(mx - x, my - y) for x, y in others)
-    return next((spot for spot, box in free if owned(box)),
-                free[0][0] if free else spots[0][0])
+        centres.append((cx, cy))
+        tips.append(tip)
+        labels.append(mark.label if not mark.problem else f"{mark.label} {mark.problem}")
+        colours.append(colour)
+    extents = [draw.textbbox((0, 0), label, font=label_font, anchor="lb") for label in labels]
+    anchors = place_labels(centres, tips, extents, radius,
+                           (ox, oy, ox + shown.width, oy + shown.height))
+    for label, colour, anchor in zip(labels, colours, anchors):
+        bbox = draw.textbbox(anchor, label, font=label_font, anchor="lb")
+        draw.rectangle((bbox[0] - PAD[0], bbox[1] - PAD[1], bbox[2] + PAD[0], bbox[3] + PAD[1]),
+                       fill=(0, 0, 0))
+        draw.text(anchor, label, font=label_font, fill=colour, anchor="lb")
 
 
 def zoom_box(width: int, height: int, marks: list[DieMark], aspect: float) -> tuple[int, int, int, int]:

@@ -175,13 +175,18 @@ def _at(d: DetectedDie) -> str:
 def annotate(image, dice: list[DetectedDie]):
     """A copy of the frame with each die ringed and labelled as the screen labels it (value,
     "MF", "HIT", "ARROW 117°" with the bearing the rules use; "C" cocked, "?" unreadable; a
-    doubtful value with a ?, in orange), a scatter arrow drawn along the die's own arrow."""
+    doubtful value with a ?, in orange), a scatter arrow drawn along the die's own arrow, the
+    labels placed as the screen places them (clear of the other dice, arrows and labels)."""
     import cv2
 
+    from station.display.labels import PAD, place_labels
     from station.display.screen import face_label
 
     out = image.copy()
     scale = max(out.shape[:2]) / 640
+    radius, thickness = int(14 * scale), max(1, int(2 * scale))
+    text_scale, text_thickness = 0.6 * scale, max(1, int(2 * scale))
+    centres, tips, labels, colours = [], [], [], []
     for d in dice:
         x, y = int(d.center[0]), int(d.center[1])
         if d.value is None:
@@ -190,17 +195,28 @@ def annotate(image, dice: list[DetectedDie]):
             colour = CHECK if d.doubtful else SPECIAL if d.kind != "d6" else READ
             label = face_label(d.value, d.bearing_deg).replace("°", " deg") + \
                 ("?" if d.doubtful else "")           # OpenCV's Hershey fonts have no °
-        radius = int(14 * scale)
-        thickness = max(1, int(2 * scale))
         cv2.circle(out, (x, y), radius, colour, thickness)
         drawn = d.image_bearing_deg if d.image_bearing_deg is not None else d.bearing_deg
+        tip = None
         if d.value is not None and drawn is not None:
             angle = math.radians(drawn)
             tip = (int(x + 3 * radius * math.sin(angle)), int(y - 3 * radius * math.cos(angle)))
             cv2.arrowedLine(out, (x, y), tip, colour, thickness, tipLength=0.3)
-        org = (x + radius, y - radius)
-        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 0, 0),
-                    max(2, int(4 * scale)))
-        cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, colour,
-                    max(1, int(2 * scale)))
+        centres.append((x, y))
+        tips.append(tip)
+        labels.append(label)
+        colours.append(colour)
+    extents = []
+    for label in labels:
+        (width, height), baseline = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, text_scale,
+                                                    text_thickness)
+        extents.append((0, -height, width, baseline))
+    anchors = place_labels(centres, tips, extents, radius,
+                           (0, 0, out.shape[1], out.shape[0]))
+    for label, colour, extent, (tx, ty) in zip(labels, colours, extents, anchors):
+        tx, ty = int(round(tx)), int(round(ty))
+        cv2.rectangle(out, (tx + extent[0] - PAD[0], ty + extent[1] - PAD[1]),
+                      (tx + extent[2] + PAD[0], ty + extent[3] + PAD[1]), (0, 0, 0), cv2.FILLED)
+        cv2.putText(out, label, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, text_scale, colour,
+                    text_thickness)
     return out
