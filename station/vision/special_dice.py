@@ -117,6 +117,10 @@ SQUARE_FACE = 0.97          # unless its top face is found at least this square 
 SQUARE_FACE_SIDES = (1.0, 1.3)   # these x its side: of 35 leaning dice the check saw on
                             # development trays 1 was (0.973), of the flat dice half were
                             # (docs/history/special-dice.md, fortieth session)
+LEAN_ROUND_SHIFT = (-0.15, 0.0, 0.15)   # the check is also read round the place read, moved
+LEAN_ROUND_SIDES = (0.85, 1.0, 1.2)     # this x its side each way, this x its side wide; this
+LEAN_ROUND_QUANTILE = 0.6               # quantile of it counts too (`_leaning_round`, chosen
+                                        # on development trays, fifty-fourth session)
 BEARING_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "scatter_bearing.onnx")
 BEARING_BINS = 36           # the bearing network's classes: 10-degree sectors from image up
 BEARING_AGREE = 10.0        # degrees: the print's bearing and the network's agree within this
@@ -179,8 +183,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
              ) -> SpecialReading | None:
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
     `probs`: cocked (from P(cocked) `cocked_from`, or when the lean check finds it leaning
-    there or at its segmented `outline`, (x, y, side)), a face (with its bearing, measured
-    here), or None."""
+    there, at its segmented `outline`, (x, y, side), or round it: `_leaning_round`), a face
+    (with its bearing, measured here), or None."""
     cocked = float(probs[COCKED])
     if cocked >= cocked_from:
         return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
@@ -201,6 +205,8 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
     places = [(x, y, side)] + ([outline] if outline not in (None, (x, y, side)) else [])
     leaning = _leaning(image, places)
+    if leaning < LEAN_CUTOFF:
+        leaning = max(leaning, _leaning_round(image, x, y, side))
     if leaning >= LEAN_CUTOFF and \
             not _square_top_face(image, x, y, [side * k for k in SQUARE_FACE_SIDES]):
         return SpecialReading(kind, None, None, leaning, (x, y))
@@ -348,11 +354,30 @@ def _leaning(image: np.ndarray, places: list[tuple[float, float, float]]) -> flo
     (`LEAN_WEIGHTS`): the pip dice's lean check (`classifier.LeanCheck`: an outward-up crop
     `LEAN_CONTEXT` sides wide, and the die's distance from the frame's centre) trained on
     scatter and artillery dice (`training/train_special_lean.py`)."""
+    return float(_lean_probabilities(image, places).max())
+
+
+def _leaning_round(image: np.ndarray, x: float, y: float, side: float) -> float:
+    """The lean check round a die read at (x, y), `side` wide: its `LEAN_ROUND_QUANTILE`
+    over places moved `LEAN_ROUND_SHIFT` of the side each way, `LEAN_ROUND_SIDES` wide. The
+    check swings with the crop (on a 34-degree leaning die, 0.88-0.95 at the places read and
+    at least 0.98 over most of the places round them; docs/history/special-dice.md,
+    fifty-fourth session)."""
+    h, w = image.shape[:2]
+    places = [(x + dx * side, y + dy * side, side * k) for k in LEAN_ROUND_SIDES
+              for dy in LEAN_ROUND_SHIFT for dx in LEAN_ROUND_SHIFT]
+    places = [p for p in places if 0 <= p[0] < w and 0 <= p[1] < h]
+    return float(np.quantile(_lean_probabilities(image, places), LEAN_ROUND_QUANTILE))
+
+
+def _lean_probabilities(image: np.ndarray, places: list[tuple[float, float, float]]
+                        ) -> np.ndarray:
+    """The lean check's P(leaning) of a die seen at each of `places` (x, y, side)."""
     h, w = image.shape[:2]
     crops = [_local_crop(image, x, y, side, outward_angle(x, y, w, h), LEAN_SIZE, LEAN_CONTEXT)
              for x, y, side in places]
     radial = [math.hypot(x - w / 2, y - h / 2) / w for x, y, _ in places]
-    return float(_lean_model().predict_at(np.stack(crops), radial).max())
+    return _lean_model().predict_at(np.stack(crops), radial)
 
 
 def _cut(image, x, y, side) -> np.ndarray:

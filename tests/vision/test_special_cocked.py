@@ -110,6 +110,21 @@ def test_a_leaning_die_read_off_its_outline_is_checked_at_its_outline_too(monkey
     assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
 
 
+@pytest.mark.parametrize("faces, seed", [([Face("d6", 3), Face("artillery", 6)], 7),
+                                         ([Face("d6", 3), Face("scatter", "arrow")], 67)])
+def test_a_leaning_die_the_check_doubts_where_read_is_flagged_by_the_check_round_it(
+        monkeypatch, faces, seed):
+    """read_segmented reads these leaning dice as a face where the lean check, at the places
+    read, stays under `LEAN_CUTOFF`; over the places round them (`_leaning_round`) it is
+    sure, and flags them (fifty-fourth session)."""
+    image, c, _ = leaning(faces, seed)
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+    monkeypatch.setattr(special_dice, "_leaning_round", lambda image, x, y, side: 0.0)
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
+
+
 def test_station_read_names_a_cocked_special_die_as_a_re_roll_not_a_face():
     from station.cli.commands.read import summary
     from station.vision.types import DetectedDie
