@@ -179,12 +179,12 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
 
 
 def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
-             cocked_from: float, outline: tuple[float, float, float] | None = None
-             ) -> SpecialReading | None:
+             cocked_from: float, outline: tuple[float, float, float] | None = None,
+             centred: tuple[float, float, float] | None = None) -> SpecialReading | None:
     """The reading of the die at (x, y), `side` wide, whose face network probabilities are
     `probs`: cocked (from P(cocked) `cocked_from`, or when the lean check finds it leaning
-    there, at its segmented `outline`, (x, y, side), or round it: `_leaning_round`), a face
-    (with its bearing, measured here), or None."""
+    at `centred`, (x, y, side) unless given, at its segmented `outline`, or round `centred`:
+    `_leaning_round`), a face (with its bearing, measured here), or None."""
     cocked = float(probs[COCKED])
     if cocked >= cocked_from:
         return SpecialReading(_likely_kind(probs), None, None, cocked, (x, y))
@@ -203,10 +203,11 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
     if label == "other" or confidence < MIN_PROBABILITY:
         return None
     kind = "scatter" if label in ("arrow", "hit") else "artillery"
-    places = [(x, y, side)] + ([outline] if outline not in (None, (x, y, side)) else [])
+    centred = centred or (x, y, side)
+    places = [centred] + ([outline] if outline not in (None, centred) else [])
     leaning = _leaning(image, places)
     if leaning < LEAN_CUTOFF:
-        leaning = max(leaning, _leaning_round(image, x, y, side))
+        leaning = max(leaning, _leaning_round(image, *centred))
     if leaning >= LEAN_CUTOFF and \
             not _square_top_face(image, x, y, [side * k for k in SQUARE_FACE_SIDES]):
         return SpecialReading(kind, None, None, leaning, (x, y))
@@ -308,7 +309,10 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     if probs[0][COCKED] >= cocked_from[0]:
         return _reading(image, x, y, outline_side, probs[0], cocked_from[0])
     if sure[best] > 0:
-        return _reading(image, *places[best], probs[best], cocked_from[best], places[0])
+        # The lean check learned dice cut near their centre: off it, at a guess of
+        # `top_face_places`, it swings toward leaning, so it reads at the top face found.
+        return _reading(image, *places[best], probs[best], cocked_from[best], places[0],
+                        centred=places[min(best, 1)])
     return _reading(image, *face, probs[1], cocked_from[1]) \
         if probs[1][COCKED] >= cocked_from[1] else None
 
