@@ -25,7 +25,8 @@ Out of the box, no teaching at the table:
    cheaper network of the same classes does (`weights/special_screen.onnx`).
 2. A die read as a face is shown to a lean check (the pip dice's, `classifier.LeanCheck`,
    fine-tuned on special dice: weights `weights/special_lean.onnx`, trained by
-   `station/vision/training/train_special_lean.py`), at the place it was read and at the
+   `station/vision/training/train_special_lean.py`), at the place it was read (at the top
+   face found, when the face read best at a guess of where it lies) and at the
    segmenter's outline, which flags the leaning dice whose tilted face the face network
    reads as a flat one; not a die whose top face, found in the image, is square
    (`SQUARE_FACE`): a tilted face is foreshortened.
