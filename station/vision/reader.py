@@ -1555,7 +1555,11 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     """Expecting special dice: a special die touching a die found that no look found (the
     pair reads as the other die alone; docs/history/special-dice.md, forty-second session)
     is sought round each die found whose blob holds more than one die (`SPECIAL_BLOB`; no
-    blob under it: round it too), in `SPECIAL_DIRECTIONS` directions, `SPECIAL_BESIDE` top
+    blob under it: round it too), and round each die read as a special face, from where
+    it was read (its top face) whatever its blob (a pair of special dice alone in a
+    roll is the typical outline its blob is measured by, and the die beside one read at
+    its top face can lie inside a ring round the pair's centre; fifty-fifth session),
+    in `SPECIAL_DIRECTIONS` directions, `SPECIAL_BESIDE` top
     faces away (a top face: `special_dice.TOP_FACE` of the typical outline), at places
     farther than `SPECIAL_CLEAR` top faces from every die read with a face, and from every
     die the special reader read (where it read it): a place the face network reads as a
@@ -1572,15 +1576,20 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     face = SPECIAL_TOP_FACE * outline
     taken = _special_taken(dice, special)
     h, w = source.image.shape[:2]
-    places = []
+    centres = []
     for c, _ in dice:
-        if 0 < edges.blob_area(c) < SPECIAL_BLOB * outline ** 2:
-            continue
+        if not 0 < edges.blob_area(c) < SPECIAL_BLOB * outline ** 2:
+            centres.append((c.x, c.y))
+        read = special.get(c)
+        if read is not None and read.value is not None and read.centre:
+            centres.append(read.centre)
+    places = []
+    for x, y in dict.fromkeys(centres):
         for k in range(SPECIAL_DIRECTIONS):
             angle = 2 * math.pi * k / SPECIAL_DIRECTIONS
             for reach in SPECIAL_BESIDE:
-                spot = Candidate(c.x + reach * face * math.cos(angle),
-                                 c.y + reach * face * math.sin(angle), face)
+                spot = Candidate(x + reach * face * math.cos(angle),
+                                 y + reach * face * math.sin(angle), face)
                 if 0 <= spot.x < w and 0 <= spot.y < h and \
                         (skip is None or not skip(spot.x, spot.y)) and \
                         _farther(spot, taken, SPECIAL_CLEAR * face):

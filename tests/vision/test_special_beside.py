@@ -109,11 +109,36 @@ def test_a_die_read_leaning_stays_and_no_special_die_is_read_on_it(monkeypatch):
 
 
 def test_only_dice_whose_blob_holds_more_than_one_die_are_looked_round(monkeypatch):
-    """A die alone in its blob (a lone die's blob is 1.0-1.25 of its outline squared) has no
-    die touching it to find: the look's places are read round the others only."""
+    """A pip die alone in its blob (a lone die's blob is 1.0-1.25 of its outline squared)
+    has no die touching it to find: the look's places are read round the others only."""
     special = {}
-    alone = special_die(100, 100, 4, special)
+    alone = Candidate(100, 100, 40), np.eye(reader.CLASSES, dtype=np.float32)[4]
     paired = special_die(300, 300, 6, special)
     looked, _ = looked_round(monkeypatch, [alone, paired], special,
                              Blobs({(100, 100): 1.1 * 40 ** 2, (300, 300): 2.0 * 40 ** 2}))
     assert looked and all(np.hypot(x - 300, y - 300) < 2 * 40 for x, y in looked)
+
+
+def test_a_die_read_as_a_special_face_is_looked_round_from_where_it_was_read(monkeypatch):
+    """A die read as a special face is looked round whatever its blob (a scatter and an
+    artillery die rolled alone are the typical outline the blob is measured by), from
+    its top face, where the special reader read it, not from the candidate's centre."""
+    special = {}
+    c, p = special_die(100, 100, 4, special)
+    special[c] = SpecialReading("artillery", 4, None, 0.9, (110.0, 100.0))
+    looked, _ = looked_round(monkeypatch, [(c, p)], special, Blobs({(100, 100): 1.1 * 40 ** 2}))
+    face = reader.SPECIAL_TOP_FACE * 40
+    reach = sorted({round(float(np.hypot(x - 110, y - 100)) / face, 2) for x, y in looked})
+    assert looked and reach[0] >= min(reader.SPECIAL_BESIDE) - 0.01
+
+
+def test_two_touching_special_dice_alone_in_the_tray_are_both_read(read_at):
+    """640x480: an artillery 4 touching a scatter arrow, nothing else in the tray: the pair
+    is one blob, read as the 4. The arrow beside it is sought round the 4's top face."""
+    rendered = render_roll([Face("artillery", 4), Face("scatter", "arrow")],
+                           np.random.default_rng(6), size=(640, 480), touching=1.0)
+    assert all("touching" in t.flags and "cocked" not in t.flags for t in rendered.truth)
+    dice = read_tray(rendered.image, expect_special=True)
+    for truth in rendered.truth:
+        found = read_at(dice, truth)
+        assert found is not None and (found.kind, found.value) == (truth.kind, truth.value)
