@@ -122,8 +122,10 @@ SURE_SPECIAL = 0.95      # ... and its reading wins from this sure (it has seen 
 SPECIAL_BESIDE = (0.9, 1.15, 1.4)  # ... and a special die touching a die found is sought these x
 SPECIAL_DIRECTIONS = 12       # a top face from it in this many directions, at places this x a top
 SPECIAL_CLEAR = 0.8           # face from every die read with a face, read further where the face
-SPECIAL_SCREEN = 0.9          # network reads a special face this sure (`_special_beside_look`,
-SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns
+SPECIAL_SCREEN = 0.7          # network reads a special face this sure (`_special_beside_look`,
+SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns (0.9 until the
+                              # fifty-fifth session: a die beside another screens lower, and
+                              # read_segmented still has to be SURE_SPECIAL of it)
 SPECIAL_BLOB = 1.4            # ... round a die whose blob is at least this x the typical outline
                               # squared (a lone die's is 1.0-1.25; none under it: looked round too)
 LONE_SCREEN = 0.7             # ... and a blob no die was taken at is read as a special die from
