@@ -132,29 +132,32 @@ def test_a_die_read_as_a_special_face_is_looked_round_from_where_it_was_read(mon
     assert looked and reach[0] >= min(reader.SPECIAL_BESIDE) - 0.01
 
 
-def test_two_touching_special_dice_alone_in_the_tray_are_both_read(read_at):
-    """640x480: an artillery 4 touching a scatter arrow, nothing else in the tray: the pair
-    is one blob, read as the 4. The arrow beside it is sought round the 4's top face."""
-    rendered = render_roll([Face("artillery", 4), Face("scatter", "arrow")],
-                           np.random.default_rng(6), size=(640, 480), touching=1.0)
+def touching_pair(faces, seed):
+    """Two special dice touching, alone in a 640x480 tray, both flat."""
+    rendered = render_roll(faces, np.random.default_rng(seed), size=(640, 480), touching=1.0)
     assert all("touching" in t.flags and "cocked" not in t.flags for t in rendered.truth)
+    return rendered
+
+
+def assert_both_read(rendered, read_at) -> None:
     dice = read_tray(rendered.image, expect_special=True)
     for truth in rendered.truth:
         found = read_at(dice, truth)
         assert found is not None and (found.kind, found.value) == (truth.kind, truth.value)
+
+
+def test_two_touching_special_dice_alone_in_the_tray_are_both_read(read_at):
+    """An artillery 4 touching a scatter arrow, nothing else in the tray: the pair is one
+    blob, read as the 4. The arrow beside it is sought round the 4's top face."""
+    assert_both_read(touching_pair([Face("artillery", 4), Face("scatter", "arrow")], 6), read_at)
 
 
 def test_a_misfire_beside_a_hit_that_screens_under_0_9_is_read(read_at, monkeypatch):
-    """640x480: a scatter HIT touching a MISFIRE, the pair read as the HIT alone; the screen
-    network reads the MISFIRE's place beside it under 0.9. Screened from `SPECIAL_SCREEN`
-    (0.7) it is read (read_segmented is sure of it); from 0.9 it is missed."""
-    rendered = render_roll([Face("scatter", "hit"), Face("artillery", "misfire")],
-                           np.random.default_rng(172), size=(640, 480), touching=1.0)
-    assert all("touching" in t.flags and "cocked" not in t.flags for t in rendered.truth)
-    dice = read_tray(rendered.image, expect_special=True)
-    for truth in rendered.truth:
-        found = read_at(dice, truth)
-        assert found is not None and (found.kind, found.value) == (truth.kind, truth.value)
+    """A scatter HIT touching a MISFIRE, the pair read as the HIT alone; the screen network
+    reads the MISFIRE's place beside it under 0.9. Screened from `SPECIAL_SCREEN` (0.7) it
+    is read (read_segmented is sure of it); from 0.9 it is missed."""
+    rendered = touching_pair([Face("scatter", "hit"), Face("artillery", "misfire")], 172)
+    assert_both_read(rendered, read_at)
     monkeypatch.setattr(reader, "SPECIAL_SCREEN", 0.9)
     misfire = rendered.truth[1]
     assert read_at(read_tray(rendered.image, expect_special=True), misfire) is None
