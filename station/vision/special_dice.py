@@ -24,7 +24,7 @@ Out of the box, no teaching at the table:
    only screens many places for a special face (`special_face_probability`), a smaller,
    cheaper network of the same classes does (`weights/special_screen.onnx`).
 2. A die read as a face is shown to a lean check (the pip dice's, `classifier.LeanCheck`,
-   fine-tuned on special dice: weights `weights/special_lean.onnx`, trained by
+   fine-tuned on special dice cut where `read_special` and `read_segmented` cut them: weights `weights/special_lean.onnx`, trained by
    `station/vision/training/train_special_lean.py`), at the place it was read (at the top
    face found, when the face read best at a guess of where it lies) and at the
    segmenter's outline, which flags the leaning dice whose tilted face the face network
@@ -113,7 +113,8 @@ WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_faces.onnx
 SCREEN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_screen.onnx")
 LEAN_WEIGHTS = os.path.join(os.path.dirname(__file__), "weights", "special_lean.onnx")
 LEAN_SIZE, LEAN_CONTEXT = 64, 2.0   # the lean check's crop (as the pip dice's)
-LEAN_CUTOFF = 0.98          # P(leaning) from which a die read as a face is flagged cocked,
+LEAN_CUTOFF = 0.95          # P(leaning) from which a die read as a face is flagged cocked
+                            # (chosen on development trays, fifty-sixth session),
 SQUARE_FACE = 0.97          # unless its top face is found at least this square at each of
 SQUARE_FACE_SIDES = (1.0, 1.3)   # these x its side: of 35 leaning dice the check saw on
                             # development trays 1 was (0.973), of the flat dice half were
@@ -310,8 +311,8 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
     if probs[0][COCKED] >= cocked_from[0]:
         return _reading(image, x, y, outline_side, probs[0], cocked_from[0])
     if sure[best] > 0:
-        # The lean check learned dice cut near their centre: off it, at a guess of
-        # `top_face_places`, it swings toward leaning, so it reads at the top face found.
+        # The lean check reads at the top face found, not at a guess of `top_face_places`:
+        # a crop a quarter side off a flat die's centre shows a side face as a lean does.
         return _reading(image, *places[best], probs[best], cocked_from[best], places[0],
                         centred=places[min(best, 1)])
     return _reading(image, *face, probs[1], cocked_from[1]) \
@@ -367,7 +368,7 @@ def _leaning_round(image: np.ndarray, x: float, y: float, side: float) -> float:
     over places moved `LEAN_ROUND_SHIFT` of the side each way, `LEAN_ROUND_SIDES` wide. The
     check swings with the crop (on a 34-degree leaning die, 0.88-0.95 at the places read and
     at least 0.98 over most of the places round them; docs/history/special-dice.md,
-    fifty-fourth session)."""
+    fifty-fourth session: the check before it learned the places the whole reader reads)."""
     h, w = image.shape[:2]
     places = [(x + dx * side, y + dy * side, side * k) for k in LEAN_ROUND_SIDES
               for dy in LEAN_ROUND_SHIFT for dx in LEAN_ROUND_SHIFT]

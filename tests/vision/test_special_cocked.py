@@ -95,7 +95,7 @@ def test_a_leaning_die_the_face_network_reads_is_flagged_by_the_lean_check(monke
 
 
 @pytest.mark.parametrize("faces, seed", [([Face("d6", 3), Face("artillery", 6)], 8),
-                                         ([Face("d6", 3), Face("scatter", "arrow")], 7)])
+                                         ([Face("d6", 3), Face("scatter", "arrow")], 78)])
 def test_a_leaning_die_read_off_its_outline_is_checked_at_its_outline_too(monkeypatch, faces,
                                                                          seed):
     """read_segmented reads these leaning dice as a face at their top face (or around it);
@@ -116,7 +116,7 @@ def test_a_leaning_die_the_check_doubts_where_read_is_flagged_by_the_check_round
     read, stays under `LEAN_CUTOFF`; over the places round them (`_leaning_round`) it is
     sure, and flags it (fifty-fourth session)."""
     faces = [Face("d6", 3), Face("artillery", 6)]
-    image, c, _ = leaning(faces, 7)
+    image, c, _ = leaning(faces, 22)
     got = special_dice.read_segmented(image, c.x, c.y, c.side)
     assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
     monkeypatch.setattr(special_dice, "_leaning_round", lambda image, x, y, side: 0.0)
@@ -167,23 +167,26 @@ def test_a_flat_die_the_lean_check_doubts_keeps_its_face_when_its_top_face_is_sq
     assert got is not None and (got.kind, got.value) == ("scatter", None)
 
 
-def test_a_flat_die_read_best_at_a_guess_of_its_top_face_is_checked_for_a_lean_at_the_face_found():
-    """A flat artillery 4 whose face `read_segmented` reads surest at one of
-    `top_face_places`' guesses, a quarter side off its centre: there the lean check (which
-    learned dice cut near their centre) is sure it leans, at the top face found it is not.
-    The check reads at the face found, and the die keeps its face."""
-    shot = render_roll([Face("d6", 3), Face("artillery", 4)], np.random.default_rng(112),
+def test_a_die_read_best_at_a_guess_of_its_top_face_is_checked_for_a_lean_at_the_face_found(
+        monkeypatch):
+    """A flat artillery 6 whose face `read_segmented` reads surest at one of
+    `top_face_places`' guesses, off its centre: the lean check reads it at the top face found
+    (and at its outline), not at the guess, and the die keeps its face."""
+    shot = render_roll([Face("d6", 3), Face("artillery", 6)], np.random.default_rng(218),
                        size=(640, 480))
     truth = shot.truth[1]
     assert not truth.flags
     x0, y0, x1, y1 = truth.box
     outline = (*truth.center, max(x1 - x0, y1 - y0))
+    checked = []
+    leaning = special_dice._leaning
+    monkeypatch.setattr(special_dice, "_leaning",
+                        lambda image, places: checked.append(places) or leaning(image, places))
     got = special_dice.read_segmented(shot.image, *outline)
-    assert got is not None and (got.kind, got.value) == ("artillery", 4)
+    assert got is not None and (got.kind, got.value) == ("artillery", 6)
     face = special_dice.centre_on_face(shot.image, *outline)
     assert np.hypot(got.centre[0] - face[0], got.centre[1] - face[1]) > 0.15 * face[2]
-    assert special_dice._leaning(shot.image, [(*got.centre, face[2])]) >= special_dice.LEAN_CUTOFF
-    assert special_dice._leaning(shot.image, [face]) < special_dice.LEAN_CUTOFF
+    assert checked == [[face, outline]]
 
 
 class OutlineReadCocked:
