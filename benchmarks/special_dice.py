@@ -34,7 +34,8 @@ that special dice are expected (as the service does when the rules ask for them)
 - cocked: on trays where 30 % of the dice lean on another die or the wall (seed + 2, a fifth
   as many trays), the cocked special dice flagged cocked (value None), of them those given
   the right kind, and those read as a face; flat special dice wrongly flagged cocked, and
-  read wrong.
+  read wrong; leaning d6 taken for special dice (named a scatter or artillery die, cocked or
+  not: the players would re-roll a die that is not there).
 --cocked-probability, --outline-cocked-probability and --min-probability set the face
 network's cut-offs (`special_dice.COCKED_PROBABILITY`, on a die's own crop, the only one per
 die; `OUTLINE_COCKED_PROBABILITY`, on a segmented outline's crop, end to end only;
@@ -173,6 +174,9 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
             counts["cocked special flagged, kind right"] += flagged_cocked(got) \
                 and got.kind == t.kind
             counts["cocked special read as a face"] += got is not None and got.value is not None
+        else:   # a leaning pip die named a special one: the players re-roll a die not there
+            counts["cocked d6"] += 1
+            counts["cocked d6 taken for special"] += got is not None and got.kind != "d6"
         return
     if t.kind == "d6":
         counts["d6"] += 1
@@ -221,6 +225,8 @@ def report(name: str, result: dict) -> None:
               f"read as a face: {c['cocked special read as a face']}")
         print(f"flat special dice flagged cocked: {c['flat special flagged cocked']}/"
               f"{c['scatter'] + c['artillery']}; read wrong: {read_wrong(c)}")
+        print(f"leaning d6 taken for special dice: {c['cocked d6 taken for special']}/"
+              f"{c['cocked d6']}")
         return
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
