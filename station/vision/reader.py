@@ -1816,6 +1816,16 @@ def _touching(found: list[Candidate]) -> np.ndarray:
     return near.any(axis=1)
 
 
+def _sure_of_kind(reading: SpecialReading) -> bool:
+    """Is the special reader sure enough which die this is to name a die the d6 network
+    calls cocked? Flagged cocked by its own face network, yes (the kind of all its faces'
+    probabilities together, `special_dice._likely_kind`); otherwise the face read, or the
+    face a lean-flagged reading took its kind from, must be `SURE_SPECIAL` sure."""
+    if reading.value is not None:
+        return reading.confidence >= SURE_SPECIAL
+    return reading.kind_from_face is None or reading.kind_from_face >= SURE_SPECIAL
+
+
 def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
               expect_special: bool = False,
               known: dict[Candidate, SpecialReading | None] | None = None) -> DetectedDie:
@@ -1843,7 +1853,9 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
         # artillery die is not a third d6: the players are told to re-roll the right die)
         # when the special reader finds it leaning too or is sure of its face, or that face
         # when the d6 network doubts the lean and the special reader, whose own cocked
-        # checks it passed, is sure of one. A face read doubtfully leaves it a d6.
+        # checks it passed, is sure of one. A face read doubtfully leaves it a d6, also
+        # when the lean check flagged the die: its kind is that face's (a real brown pip
+        # 6, a HIT 0.54 sure, became a "cocked scatter die", docs/history/special-dice.md).
         second = special_reading()
         if best == COCKED:
             sure = FLAT_OVER_COCKED if die_classes.max() < SURE else math.inf
@@ -1851,8 +1863,7 @@ def _describe(image, c: Candidate, p: np.ndarray, touching: bool, calibration,
             sure = SURE_SPECIAL
         if second is not None and second.value is not None and second.confidence >= sure:
             best, special, confidence = SPECIAL, second, second.confidence
-        elif best == COCKED and second is not None and \
-                (second.value is None or second.confidence >= SURE_SPECIAL):
+        elif best == COCKED and second is not None and _sure_of_kind(second):
             special = second
     if best == COCKED:
         die.flags.append("cocked")

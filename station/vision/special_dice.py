@@ -154,6 +154,8 @@ class SpecialReading:
     confidence: float
     centre: tuple[float, float] | None = None   # where it was read (`read_segmented`: its
                                                 # top face's centre), frame pixels
+    kind_from_face: float | None = None  # flagged cocked by the lean check: how sure the face
+                                         # its kind came from was read, given flat
 
 
 @dataclass
@@ -212,7 +214,7 @@ def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarr
         leaning = max(leaning, _leaning_round(image, *centred))
     if leaning >= LEAN_CUTOFF and \
             not _square_top_face(image, x, y, [side * k for k in SQUARE_FACE_SIDES]):
-        return SpecialReading(kind, None, None, leaning, (x, y))
+        return SpecialReading(kind, None, None, leaning, (x, y), kind_from_face=confidence)
     if kind == "artillery":
         return SpecialReading("artillery", label, None, confidence, (x, y))
     crop = _cut(image, x, y, side)
