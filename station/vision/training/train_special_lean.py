@@ -3,9 +3,12 @@
     # the station's venv: render trays with leaning scatter and artillery dice, cut the crops
     PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 30000 31200 --out a.npz
     PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 31200 32400 --out b.npz
+    PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 32400 33600 --out c.npz
+    PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 33600 34800 --out d.npz
     # the training venv (pip install torch onnx)
-    PYTHONPATH=. python station/vision/training/train_special_lean.py train --data a.npz b.npz \
-        --epochs 10 --seed 29 --out station/vision/weights/special_lean.onnx
+    PYTHONPATH=. python station/vision/training/train_special_lean.py train \
+        --data a.npz b.npz c.npz d.npz --epochs 10 --seed 29 \
+        --out station/vision/weights/special_lean.onnx
 
 The face network (`special_dice`) reads a leaning die's tilted face as surely as a flat
 one's often enough that a third of the leaning special dice on the benchmark's cocked trays
