@@ -5,9 +5,10 @@
     PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 31200 32400 --out b.npz
     PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 32400 33600 --out c.npz
     PYTHONPATH=. python station/vision/training/train_special_lean.py cut --trays 33600 34800 --out d.npz
+    # ... and so on in steps of 1200 to trays 38400 39600 --out h.npz (eight sets)
     # the training venv (pip install torch onnx)
     PYTHONPATH=. python station/vision/training/train_special_lean.py train \
-        --data a.npz b.npz c.npz d.npz --epochs 10 --seed 29 \
+        --data a.npz b.npz c.npz d.npz e.npz f.npz g.npz h.npz --epochs 10 --seed 29 \
         --out station/vision/weights/special_lean.onnx
 
 The face network (`special_dice`) reads a leaning die's tilted face as surely as a flat
