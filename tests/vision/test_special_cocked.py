@@ -137,6 +137,29 @@ def test_a_leaning_die_read_off_its_outline_is_checked_at_its_outline_too(monkey
     assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
 
 
+@pytest.mark.parametrize("faces, seed", [([Face("d6", 3), Face("artillery", 6)], 366),
+                                         ([Face("d6", 3), Face("scatter", "arrow")], 304)])
+def test_a_leaning_die_read_best_at_its_outline_is_checked_at_its_top_face_too(monkeypatch,
+                                                                              faces, seed):
+    """read_segmented reads these leaning dice's faces surest at the outline the segmenter
+    found; the lean check, not sure enough there, is sure at the top face found in it, and
+    flags them (sixtieth session; before, the outline alone was checked)."""
+    image, c, _ = leaning(faces, seed)
+    monkeypatch.setattr(special_dice, "_leaning_round", lambda image, x, y, side: 0.0)
+    checked = []
+    where_read = special_dice._leaning
+    monkeypatch.setattr(special_dice, "_leaning",
+                        lambda image, places: checked.append(places) or where_read(image, places))
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, None)
+    assert got.centre == (c.x, c.y)                                  # read at its outline
+    assert checked == [[(c.x, c.y, c.side), special_dice.centre_on_face(image, c.x, c.y, c.side)]]
+    monkeypatch.setattr(special_dice, "_leaning",
+                        lambda image, places: where_read(image, places[:1]))
+    got = special_dice.read_segmented(image, c.x, c.y, c.side)
+    assert got is not None and (got.kind, got.value) == (faces[1].kind, faces[1].value)
+
+
 def test_a_leaning_die_the_check_doubts_where_read_is_flagged_by_the_check_round_it(
         monkeypatch):
     """read_segmented reads this leaning die as a face where the lean check, at the places
