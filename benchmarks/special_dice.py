@@ -120,6 +120,14 @@ def flagged_cocked(got) -> bool:
     return got is not None and got.value is None and "unreadable" not in getattr(got, "flags", ())
 
 
+def missed(t, got) -> bool:
+    """Is `got` a miss for truth `t` (--verbose): a flat special die not read as its face, a
+    cocked one not flagged (read as a face, its own too, or not read at all)?"""
+    if "cocked" in t.flags:
+        return not flagged_cocked(got)
+    return got is None or got.kind != t.kind or got.value != t.value
+
+
 def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
         whole_reader: bool = False, cocked: float = 0.0, expect_special: bool = False,
         other_arrows: float = 0.0) -> dict:
@@ -163,8 +171,7 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
 def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> None:
     """Count one die's reading (`got`: None when not read at all, or not as a special die by
     read_special; read_tray's readings are d6 dice too)."""
-    if verbose and t.kind != "d6" and (got is None or got.kind != t.kind
-                                       or got.value != t.value):
+    if verbose and t.kind != "d6" and missed(t, got):
         print(f"tray {index}: {t.kind} {t.value} ({t.font or ''}{' cocked' * ('cocked' in t.flags)}) "
               f"read as {got}", file=sys.stderr)
     if "cocked" in t.flags:
