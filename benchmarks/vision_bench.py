@@ -198,6 +198,10 @@ def main() -> None:
     parser.add_argument("--expect-special", action="store_true",
                         help="read as when the rules ask for scatter or artillery dice")
     args = parser.parse_args()
+    if not (args.data / "labels.json").is_file():
+        # Every part (the photos, the speed frames) reads the labelled photos.
+        parser.error(f"{args.data} holds no labels.json: give --data the folder of labelled "
+                     "photos (labels.json and images/, as ../shared/data/real-dice/byler-train)")
     read = functools.partial(read_tray, expect_special=args.expect_special)
     cv2.setNumThreads(1)
     if args.weights:
