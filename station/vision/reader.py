@@ -85,9 +85,9 @@ from station.vision.colour import colour_name
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
                                   outward_angle, pyramid_level)
 from station.vision.special_dice import TOP_FACE as SPECIAL_TOP_FACE
-from station.vision.special_dice import (SpecialReading, find_top_face, read_segmented,
-                                         special_face_probability, top_face_places,
-                                         warm_up_special)
+from station.vision.special_dice import (SpecialReading, bearing_gap, find_top_face,
+                                         read_segmented, special_face_probability,
+                                         top_face_places, warm_up_special)
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
@@ -139,6 +139,11 @@ SIZE_SPREAD = (0.8, 1.25)  # die sides within this factor of the typical die are
 READ_SPREAD = (0.9, 1.1)   # ... and the dice finally found are read within this factor
 TOUCHING = 1.2           # centres closer than this x die side: the dice touch
 SAME_DIE = 0.6           # detections closer than this x die side are one die
+SAME_SPOT = 0.3          # ... but two readings of one special face are one die only this close
+                         # (x the smaller die side): the special reader reports a face where
+                         # it finds the top face, one die read twice 0-4 px apart; two touching
+                         # dice showing one face, 0.64 sides apart, were reported once
+SAME_ARROW = 20.0        # ... and, both with a bearing, only when they point within this (deg)
 SAME_FACE_BETWEEN = 0.9  # ... two pip readings of one face that close are one die when their
                          # midpoint reads that face this sure, given a die (the contact of two
                          # touching dice read 0.03-0.55 on the benchmark's trays, one die
@@ -1702,7 +1707,8 @@ def _one_reading_a_die(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     near = [(i, k) for i in range(len(read)) for k in range(i + 1, len(read))
             if math.dist(read[i].center, read[k].center)
             < SAME_DIE * max(dice[i][0].side, dice[k][0].side)]
-    one = {pair for pair in near if _one_die(read[pair[0]], read[pair[1]])}
+    one = {(i, k) for i, k in near
+           if _one_die(read[i], read[k], min(dice[i][0].side, dice[k][0].side))}
     one |= _one_pip_face_between(source, dice, read, [pair for pair in near if pair not in one])
     if not one:
         return dice, read
@@ -1718,12 +1724,16 @@ def _one_reading_a_die(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     return dice, read
 
 
-def _one_die(a, b) -> bool:
+def _one_die(a, b, side: float) -> bool:
     """Are readings `a` and `b`, close together, one die whatever lies between them
-    (`_one_reading_a_die`): two readings without a value, or one special face?"""
+    (`_one_reading_a_die`): two readings without a value, or one special face at one spot
+    (`SAME_SPOT` of the smaller die `side`) pointing one way (`SAME_ARROW`)?"""
     if a.value is None or b.value is None:
         return a.value is None and b.value is None
-    return a.kind != "d6" and (a.kind, a.value) == (b.kind, b.value)
+    return (a.kind != "d6" and (a.kind, a.value) == (b.kind, b.value)
+            and math.dist(a.center, b.center) < SAME_SPOT * side
+            and (a.bearing_deg is None or b.bearing_deg is None
+                 or bearing_gap(a.bearing_deg, b.bearing_deg) <= SAME_ARROW))
 
 
 def _one_pip_face_between(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],

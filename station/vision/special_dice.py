@@ -517,12 +517,12 @@ def _checked_bearing(printed: float | None, probs: np.ndarray, agree: float, sur
     another bearing disagrees by more than `agree` degrees; the network's where the print
     gives none and it is that sure; else None (a re-roll, SCAT-2)."""
     seen, mass = bearing_of_probabilities(probs)
-    if printed is not None and (_off(printed, seen) <= agree or mass < sure):
+    if printed is not None and (bearing_gap(printed, seen) <= agree or mass < sure):
         return printed
     return seen if mass >= sure else None
 
 
-def _off(a: float, b: float) -> float:
+def bearing_gap(a: float, b: float) -> float:
     """Degrees between two bearings."""
     return abs((a - b + 180.0) % 360.0 - 180.0)
 

@@ -7,8 +7,10 @@ pip face that the crop between the two readings shows too (forty-third session).
 import math
 
 import numpy as np
+import pytest
 
-from station.fakes.tray import random_tray
+from station.fakes.tray import random_tray, render_roll
+from station.rules.faces import Face
 from station.vision import read_tray, reader
 from station.vision.classifier import CLASSES
 from station.vision.reader import CropSource, _one_reading_a_die
@@ -20,13 +22,13 @@ BLANK = CropSource(np.full((400, 400, 3), 128, np.uint8))   # no die anywhere
 NO_PROBS = np.zeros(CLASSES, np.float32)
 
 
-def _read(kind, value, x, y, confidence, flags=()):
+def _read(kind, value, x, y, confidence, flags=(), bearing_deg=None):
     return DetectedDie(kind=kind, value=value, center=(x, y), confidence=confidence,
-                       colour="orange", flags=list(flags))
+                       colour="orange", flags=list(flags), bearing_deg=bearing_deg)
 
 
-def _dice(*places):
-    return [(Candidate(x, y, 29), NO_PROBS) for x, y in places]
+def _dice(*places, side=29):
+    return [(Candidate(x, y, side), NO_PROBS) for x, y in places]
 
 
 def test_a_scatter_die_read_twice_is_read_once():
@@ -71,6 +73,41 @@ def test_other_close_readings_are_left_alone():
         dice = _dice((100, 100), (110, 100))
         read = [_read(*a, 100, 100, 0.9), _read(*b, 105, 100, 0.8)]
         assert _one_reading_a_die(BLANK, dice, read) == (dice, read)
+
+
+def test_two_touching_dice_showing_one_special_face_stay_two():
+    # Tray 184 of the special-dice benchmark's calibrated trays (seed 6901): two touching
+    # arrows, their top faces read 22 px apart (0.64 of the smaller die side) pointing
+    # opposite ways; both were within `SAME_DIE` of the larger side and one was dropped.
+    dice = [(Candidate(522, 367, 38.0), NO_PROBS), (Candidate(502, 375, 34.8), NO_PROBS)]
+    read = [_read("scatter", "arrow", 522, 367, 0.97, ["touching"], bearing_deg=230.6),
+            _read("scatter", "arrow", 502, 375, 0.98, ["touching"], bearing_deg=50.7)]
+    assert _one_reading_a_die(BLANK, dice, read) == (dice, read)
+    # At one spot but pointing two ways, they are two readings too; one way, one die.
+    for other_bearing, readings in [(50.7, 2), (228.0, 1)]:
+        near = [_read("scatter", "arrow", 522, 367, 0.97, bearing_deg=230.6),
+                _read("scatter", "arrow", 524, 368, 0.9, bearing_deg=other_bearing)]
+        assert len(_one_reading_a_die(BLANK, dice, near)[1]) == readings
+
+
+@pytest.mark.parametrize("seed, kind, value", [(36, "scatter", "arrow"),
+                                               (31, "artillery", "misfire")])
+def test_two_touching_special_dice_read_end_to_end_stay_two(monkeypatch, seed, kind, value):
+    # Two touching special dice showing one face, read at their top faces 38 and 48 px apart
+    # (dice about 40 px wide): before `SAME_SPOT` one of each pair was dropped.
+    shot = render_roll([Face(kind, value), Face(kind, value), Face("d6", 3), Face("d6", 5)],
+                       np.random.default_rng([62, seed]), (1280, 960), touching=1.0)
+    twins = shot.truth[:2]
+    assert all("touching" in t.flags for t in twins)
+
+    def found():
+        dice = read_tray(shot.image, expect_special=True)
+        return [t for t in twins if any((d.kind, d.value) == (kind, value)
+                                        and math.dist(d.center, t.center) < 15 for d in dice)]
+    assert found() == twins
+    monkeypatch.setattr(reader, "SAME_SPOT", reader.SAME_DIE)
+    monkeypatch.setattr(reader, "SAME_ARROW", 180.0)
+    assert len(found()) == 1
 
 
 def _readings_of(value, dice, near, reach):
