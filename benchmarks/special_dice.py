@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
         [--expect-special] [--faces OTHER.onnx] [--cocked-probability P]
         [--outline-cocked-probability P] [--min-probability P] [--lean-cutoff P]
-        [--other-arrows SHARE]
+        [--other-arrows SHARE] [--touching P]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -44,6 +44,10 @@ P(leaning) from which a die read as a face is flagged cocked; above 1 the check 
 --other-arrows SHARE draws that share of the scatter dice's arrows, and of the HIT faces'
 small arrows, in other makers' proportions (`random_arrow`, `random_small_arrow`): other
 trays than the default's, which has none.
+--touching P puts each die against one already placed with chance P (the renderer's
+`touching`, 0.15 on the default's trays): with 1, special dice lie against each other and
+against pip dice as a scatter and an artillery die rolled together often do. Every print
+also counts the flat special dice that touch another die, and how many are read right.
 """
 
 from __future__ import annotations
@@ -130,7 +134,7 @@ def missed(t, got) -> bool:
 
 def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
         whole_reader: bool = False, cocked: float = 0.0, expect_special: bool = False,
-        other_arrows: float = 0.0) -> dict:
+        other_arrows: float = 0.0, touching: float | None = None) -> dict:
     rng = np.random.default_rng(seed)
     stats = defaultdict(list)
     counts = Counter()
@@ -141,7 +145,8 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
         shot = random_tray(rng, dice=(0, 6), special={"scatter": (1, 2), "artillery": (1, 2)},
                            markers=calibrated, yaw_deg=float(rng.uniform(-180, 180))
                            if calibrated else None, cocked=cocked, arrow_shapes=other_arrows,
-                           small_arrow_shapes=other_arrows)
+                           small_arrow_shapes=other_arrows,
+                           **({} if touching is None else {"touching": touching}))
         profile = None
         if calibrated:
             try:
@@ -194,6 +199,8 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> 
     right = got is not None and got.kind == t.kind and got.value == t.value
     band = size_band(side_px(t), SIDE_BANDS)
     counts[f"{t.kind} {band}"] += 1
+    counts["touching special"] += "touching" in t.flags
+    counts["touching special right"] += right and "touching" in t.flags
     counts[f"{t.kind} {band} right"] += right
     if got is not None and got.value is not None and not right:
         counts["flat special read wrong"] += 1
@@ -262,6 +269,8 @@ def report(name: str, result: dict) -> None:
     for kind in ("scatter", "artillery"):
         print(f"  {kind:9s} " + "  ".join(
             f"{band} {c[f'{kind} {band} right']}/{c[f'{kind} {band}']}" for band in BANDS))
+    print(f"flat special dice touching another die read right: "
+          f"{c['touching special right']}/{c['touching special']}")
     print(f"flat special dice read wrong: {read_wrong(c)}")
     print(f"d6 taken for special dice: {c['d6 taken for special']}/{c['d6']}; "
           f"flat special dice flagged cocked: {c['flat special flagged cocked']}")
@@ -289,6 +298,9 @@ def main() -> int:
     parser.add_argument("--other-arrows", type=float, default=0.0, metavar="SHARE",
                         help="draw this share of the scatter dice's arrows, the HIT faces' "
                         "small ones too, in other makers' proportions (other trays)")
+    parser.add_argument("--touching", type=float, metavar="P",
+                        help="chance each die lies against one already placed (default: the "
+                        "renderer's, 0.15)")
     parser.add_argument("--faces", help="another face network (ONNX) instead of the "
                         "committed one, to compare a trial network")
     parser.add_argument("--cocked-probability", type=float,
@@ -321,6 +333,8 @@ def main() -> int:
         mode += ", special dice expected"
     if args.other_arrows:
         mode += f", other makers' arrows {args.other_arrows:g}"
+    if args.touching is not None:
+        mode += f", touching {args.touching:g}"
     runs = {"uncalibrated": (args.trays, args.seed, False, 0.0),
             "calibrated": (args.trays, args.seed + 1, True, 0.0),
             "cocked": (max(1, args.trays // 5), args.seed + 2, False, 0.3)}
@@ -328,7 +342,7 @@ def main() -> int:
         if args.only in (None, name):
             report(f"{name}, {mode}", run(trays, seed, calibrated, args.verbose,
                                           args.end_to_end, cocked, args.expect_special,
-                                          args.other_arrows))
+                                          args.other_arrows, args.touching))
     return 0
 
 

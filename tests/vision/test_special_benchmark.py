@@ -144,3 +144,26 @@ def test_hit_small_arrow_bearings_are_counted(truth_bearing, read_bearing, corne
                    Counter(), Counter(), False)
     assert {key: counts[key] for key in counted} == counted
     assert stats["hit arrow"] == ([2.0] if truth_bearing and read_bearing else [])
+
+
+def test_touching_puts_the_dice_against_each_other(monkeypatch, capsys, fresh_network):
+    """--touching 1 renders other trays, where most flat special dice touch another die (on
+    the default's trays few do); the line counting them is in every print."""
+    def touching_dice(*args):
+        monkeypatch.setattr(sys, "argv", ["special_dice.py", "--only", "uncalibrated",
+                                          "--trays", "4", "--seed", "7", *args])
+        with pytest.raises(SystemExit) as done:
+            runpy.run_path(str(BENCHMARK), run_name="__main__")
+        assert done.value.code == 0
+        out = capsys.readouterr().out
+        right, touching = map(int, re.search(
+            r"^flat special dice touching another die read right: (\d+)/(\d+)$", out,
+            re.M).groups())
+        total = sum(int(n) for n in re.findall(
+            r"^(?:scatter HIT/arrow|artillery) right: \d+/(\d+)", out, re.M))
+        assert right <= touching <= total
+        return out.splitlines()[0], touching / total
+
+    heading, share = touching_dice("--touching", "1")
+    assert heading.startswith("== uncalibrated, per die, touching 1:")
+    assert share >= 0.5 > touching_dice()[1]
