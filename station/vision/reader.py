@@ -125,7 +125,10 @@ SPECIAL_CLEAR = 0.8           # face from every die read with a face, read furth
 SPECIAL_SCREEN = 0.7          # network reads a special face this sure (`_special_beside_look`,
 SPECIAL_SCREEN_TURNS = 1      # forty-second session) at this many quarter turns (0.9 until the
                               # fifty-fifth session: a die beside another screens lower, and
-                              # read_segmented still has to be SURE_SPECIAL of it)
+                              # read_segmented still has to be SURE_SOUGHT of it)
+SURE_SOUGHT = 0.9             # ... where a face read this sure is a die (`SURE_SPECIAL` until the
+                              # sixty-second session: a clear 4 touching two pip dice, read 0.93
+                              # there, was lost; real photos read the same)
 SPECIAL_BLOB = 1.4            # ... round a die whose blob is at least this x the typical outline
                               # squared (a lone die's is 1.0-1.25; none under it: looked round too)
 LONE_SCREEN = 0.7             # ... and a blob no die was taken at is read as a special die from
@@ -1578,7 +1581,7 @@ def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndar
     farther than `SPECIAL_CLEAR` top faces from every die read with a face, and from every
     die the special reader read (where it read it): a place the face network reads as a
     special face `SPECIAL_SCREEN` sure (`special_face_probability`, `SPECIAL_SCREEN_TURNS`
-    quarter turns) is read by `read_segmented`, and a face read there `SURE_SPECIAL` sure,
+    quarter turns) is read by `read_segmented`, and a face read there `SURE_SOUGHT` sure,
     at a top face still that clear, is a die (its reading goes to `special`, for
     `_describe`). A die the special reader read as leaning is taken like the others:
     sought within too, and giving way to a face read there, leaning dice were read as
@@ -1624,7 +1627,7 @@ def _lone_special_look(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     (`special_face_probability`) from `LONE_SCREEN` at their centre and where a flat die's
     top face may lie in such an outline (`top_face_places`: a blob holds the die's shadow
     and side faces too), and read by `read_segmented` at it; a face read there
-    `SURE_SPECIAL` sure is a die, as in `_special_beside_look`."""
+    `SURE_SOUGHT` sure is a die, as in `_special_beside_look`."""
     taken = _special_taken(dice, special)
     faced = [c.side for c, p in dice if not _without_face(p)] or [c.side for c, _ in dice]
     typical = float(np.median(faced)) if faced else None
@@ -1660,7 +1663,7 @@ def _special_places_read(source: CropSource, dice: list[tuple[Candidate, np.ndar
                          taken: list[Candidate]) -> list[tuple[Candidate, np.ndarray]]:
     """`dice` and the special dice found at `places` (each a top face wide, a die's outline
     `outlines` wide): read surest first where the screen network reads a special face
-    `screen_from` sure, by `read_segmented`; a face read `SURE_SPECIAL` sure whose top face
+    `screen_from` sure, by `read_segmented`; a face read `SURE_SOUGHT` sure whose top face
     lies farther than `SPECIAL_CLEAR` top faces from every die `taken` (and from each one
     found before it) is a die, its reading put in `special`."""
     if not places:
@@ -1676,7 +1679,7 @@ def _special_places_read(source: CropSource, dice: list[tuple[Candidate, np.ndar
         if not _farther(spot, taken, clear):
             continue
         reading = read_segmented(source.image, spot.x, spot.y, outline)
-        if reading is None or reading.value is None or reading.confidence < SURE_SPECIAL:
+        if reading is None or reading.value is None or reading.confidence < SURE_SOUGHT:
             continue
         die = Candidate(*(reading.centre or (spot.x, spot.y)), outline)
         if not _farther(die, taken, clear):

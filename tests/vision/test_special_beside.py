@@ -161,3 +161,20 @@ def test_a_misfire_beside_a_hit_that_screens_under_0_9_is_read(read_at, monkeypa
     monkeypatch.setattr(reader, "SPECIAL_SCREEN", 0.9)
     misfire = rendered.truth[1]
     assert read_at(read_tray(rendered.image, expect_special=True), misfire) is None
+
+
+def test_a_special_die_sought_beside_another_is_taken_from_90_percent_sure(monkeypatch,
+                                                                          read_at):
+    # 1920x1080: a scatter arrow touching an artillery 8; the 8 is read, and the arrow,
+    # sought beside it, is read 0.92 sure: lost while the looks took a face only from
+    # `SURE_SPECIAL` (0.95; sixty-second session).
+    rng = np.random.default_rng([623, 22])
+    rendered = render_roll([Face("scatter", "arrow"), Face("artillery", 8), Face("d6", 3)],
+                           rng, (1920, 1080), touching=1.0)
+    arrow, eight = rendered.truth[:2]
+    assert "touching" in arrow.flags
+    dice = read_tray(rendered.image, expect_special=True)
+    assert [(d.kind, d.value) for d in (read_at(dice, arrow), read_at(dice, eight))] == \
+        [("scatter", "arrow"), ("artillery", 8)]
+    monkeypatch.setattr(reader, "SURE_SOUGHT", reader.SURE_SPECIAL)
+    assert read_at(read_tray(rendered.image, expect_special=True), arrow) is None
