@@ -425,6 +425,21 @@ class TopFace:
     squareness: float
 
 
+def measure_top_face(image: np.ndarray, x: float, y: float, outline_side: float,
+                     most: float) -> TopFace | None:
+    """`find_top_face` on the frame area-averaged down so that the outline is at most `most`
+    pixels (its cost grows with the crop; a die's size is measured well enough on a
+    smaller one), in the frame's pixels."""
+    scale = min(1.0, most / outline_side)
+    if scale == 1.0:
+        return find_top_face(image, x, y, outline_side)
+    area, (x0, y0) = _cut_at(image, x, y, outline_side * 1.2)   # a margin round the cut
+    small = cv2.resize(area, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    face = find_top_face(small, (x - x0) * scale, (y - y0) * scale, outline_side * scale)
+    return None if face is None else TopFace(x0 + face.x / scale, y0 + face.y / scale,
+                                             face.side / scale, face.squareness)
+
+
 def find_top_face(image: np.ndarray, x: float, y: float, outline_side: float
                   ) -> TopFace | None:
     """The top face of the die a segmenter found at (x, y) with the side of its outline (1

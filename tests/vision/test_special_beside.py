@@ -41,7 +41,7 @@ def test_a_scatter_die_touching_a_die_found_is_sought_round_it_when_special_dice
     assert found is not None and (found.kind, found.value) == ("scatter", "hit")
     assert read_at(read_tray(rendered.image), truth) is None      # not sought unless expected
     monkeypatch.setattr(reader, "_special_beside_look",
-                        lambda source, dice, special, skip, edges: dice)
+                        lambda source, dice, special, skip, edges, top_face: dice)
     assert read_at(read_tray(rendered.image, expect_special=True), truth) is None
 
 
@@ -80,7 +80,7 @@ def looked_round(monkeypatch, dice, special, blobs) -> tuple[list, list]:
     monkeypatch.setattr(reader, "read_segmented", lambda image, x, y, side: looked.append(
         (x, y)) or SpecialReading("scatter", "hit", None, 0.99, (x, y)))
     source = reader.CropSource(np.zeros((400, 400, 3), np.uint8))
-    return looked, reader._special_beside_look(source, dice, special, None, blobs)
+    return looked, reader._special_beside_look(source, dice, special, None, blobs, None)
 
 
 def special_die(x: float, y: float, value, special: dict) -> tuple:
