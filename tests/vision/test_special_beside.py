@@ -165,16 +165,41 @@ def test_a_misfire_beside_a_hit_that_screens_under_0_9_is_read(read_at, monkeypa
 
 def test_a_special_die_sought_beside_another_is_taken_from_90_percent_sure(monkeypatch,
                                                                           read_at):
-    # 1920x1080: a scatter arrow touching an artillery 8; the 8 is read, and the arrow,
-    # sought beside it, is read 0.92 sure: lost while the looks took a face only from
+    # 800x600: an artillery 10 touching a scatter arrow; the arrow is read, and the 10,
+    # sought beside it, is read 0.9 sure: lost while the looks took a face only from
     # `SURE_SPECIAL` (0.95; sixty-second session).
-    rng = np.random.default_rng([623, 22])
+    rendered = render_roll([Face("artillery", 10), Face("scatter", "arrow"), Face("d6", 2)],
+                           np.random.default_rng([631, 43]), (800, 600), touching=1.0)
+    ten, arrow = rendered.truth[:2]
+    assert "touching" in ten.flags
+    dice = read_tray(rendered.image, expect_special=True)
+    assert [(d.kind, d.value) for d in (read_at(dice, ten), read_at(dice, arrow))] == \
+        [("artillery", 10), ("scatter", "arrow")]
+    monkeypatch.setattr(reader, "SURE_SOUGHT", reader.SURE_SPECIAL)
+    assert read_at(read_tray(rendered.image, expect_special=True), ten) is None
+
+
+def top_face_side(truth) -> float:
+    corners = truth.top_corners
+    return float(np.mean([np.hypot(*(corners[i] - corners[(i + 1) % 4])) for i in range(4)]))
+
+
+def test_the_special_looks_size_a_top_face_by_the_faces_found(monkeypatch, read_at):
+    # 1920x1080: an artillery 8 touching a scatter arrow, top faces 47-50 px. Sized as 0.7
+    # of the dice's median outline (53 px), the 8 sought beside the arrow was lost; sized
+    # by the top faces found at the dice read with a face (`_typical_top_face`), it is
+    # read (sixty-third session).
     rendered = render_roll([Face("scatter", "arrow"), Face("artillery", 8), Face("d6", 3)],
-                           rng, (1920, 1080), touching=1.0)
+                           np.random.default_rng([631, 69]), (1920, 1080), touching=1.0)
     arrow, eight = rendered.truth[:2]
-    assert "touching" in arrow.flags
+    assert "touching" in eight.flags
+    measured, sized = reader._typical_top_face, []
+    monkeypatch.setattr(reader, "_typical_top_face",
+                        lambda source, dice: sized.append(measured(source, dice)) or sized[-1])
     dice = read_tray(rendered.image, expect_special=True)
     assert [(d.kind, d.value) for d in (read_at(dice, arrow), read_at(dice, eight))] == \
         [("scatter", "arrow"), ("artillery", 8)]
-    monkeypatch.setattr(reader, "SURE_SOUGHT", reader.SURE_SPECIAL)
-    assert read_at(read_tray(rendered.image, expect_special=True), arrow) is None
+    true_side = np.mean([top_face_side(t) for t in rendered.truth])
+    assert sized and abs(sized[0] / true_side - 1) < 0.05
+    monkeypatch.setattr(reader, "_typical_top_face", lambda source, dice: None)   # the outline's
+    assert read_at(read_tray(rendered.image, expect_special=True), eight) is None
