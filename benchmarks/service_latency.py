@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from station.camera.synthetic import SyntheticTray
-from station.config import ActionChoice
+from station.config import DEFAULTS, ActionChoice
 from station.controls import Intent
 from station.display.render import render
 from station.journal import Journal
@@ -64,7 +64,8 @@ def bench(choice: ActionChoice, rolls: int, size: tuple[int, int], folder: Path)
     session = Session(actions=[choice], camera=camera, read=read,
                       new_watcher=lambda: settle_watcher(0.0), journal=journal,
                       show=lambda s: draw(s) if s.state == "resolved" else None,
-                      fps=1000, roll_timeout=0.5)
+                      fps=1000, still_frames=DEFAULTS["camera"]["still_frames"],
+                      roll_timeout=0.5)
     totals, parts, refused = [], [], 0
     while len(totals) < rolls + 2:
         for timed in (expect, read, read.expecting_special, draw, journal.add_reading,

@@ -24,8 +24,9 @@ DEFAULTS: dict[str, Any] = {
         "device": 0,                  # opencv: camera index or a video file / URL
         "files": "",                  # replay: a glob of tray photos, shown in turn
         "resolution": [1280, 960],
-        "fps": 10,
-        "settle_seconds": 0.4,        # how long the dice must lie still before reading
+        "fps": 20,
+        "settle_seconds": 0.2,        # how long the dice must lie still before reading
+        "still_frames": 4,            # still frames averaged into the frame read (less noise)
         "calibration": "",            # tray calibration profile (station calibrate tray)
         "faces": "",                  # taught-faces profile (station calibrate faces)
     },
@@ -68,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal", "web")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
+MAX_STILL_FRAMES = 16        # camera.still_frames: 16 frames already cut the noise to a quarter
 NAMES_OR_NUMBERS = {("camera", "device"), *(("controls", key) for key in PIN_KEYS)}
 TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
               list: "a list", dict: "a table"}
@@ -207,7 +209,10 @@ def _check(config: Config) -> None:
                           "Use e.g. [1280, 960]")
     if camera["fps"] <= 0 or camera["settle_seconds"] < 0:
         raise ConfigError("camera.fps", "fps must be positive and settle_seconds not negative",
-                          "Use e.g. fps = 10, settle_seconds = 0.4")
+                          "Use e.g. fps = 20, settle_seconds = 0.2")
+    if not 1 <= camera["still_frames"] <= MAX_STILL_FRAMES:
+        raise ConfigError("camera.still_frames", f"{camera['still_frames']!r} is not 1-{MAX_STILL_FRAMES}",
+                          "Use e.g. still_frames = 4 (1 reads the last frame alone)")
     pins: dict[str, str] = {}
     for key in PIN_KEYS:
         pin = config.controls[key]

@@ -24,11 +24,11 @@ class SyntheticTray:
     name = "synthetic"
 
     def __init__(self, resolution: tuple[int, int] = (960, 720), *, rng=None, fps: float = 10.0,
-                 settle_seconds: float = 0.4, cocked: float = 0.0, stray: float = 0.0,
+                 cocked: float = 0.0, stray: float = 0.0,
                  tumble: bool = True) -> None:
         self.size = (int(resolution[0]), int(resolution[1]))
         self.rng = rng if rng is not None else np.random.default_rng()
-        self.fps, self.settle_seconds = fps, settle_seconds
+        self.fps = fps
         self.cocked, self.stray, self.tumble = cocked, stray, tumble
         self.rendered = None                 # RenderedTray of the still dice (its .truth)
         self._frames: list[np.ndarray] = []

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from station.vision.settle import StillFrames
+
 Box = list[float]   # [x0, y0, x1, y1], pixels
 
 
@@ -23,6 +25,8 @@ class CameraChange:
     gains: tuple[float, float, float] = (1.0, 1.0, 1.0)   # B, G, R: white balance
     blur: float = 0.0                     # focus: Gaussian sigma in the new frame's pixels
     noise: float = 0.0                    # sensor noise, grey levels
+    frames: int = 1                       # still frames the station averages, each with its
+                                          # own noise (camera.still_frames)
     jpeg: int | None = None               # JPEG quality of the new frame
     turns: int = 0                        # quarter turns clockwise (the camera mounted turned)
     border: int = 0                       # pixels of plain table added round the frame
@@ -48,7 +52,11 @@ class CameraChange:
             out = cv2.GaussianBlur(out, (0, 0), self.blur)
         if self.noise > 0:
             rng = np.random.default_rng(seed)
-            out = (out + rng.normal(0, self.noise, out.shape)).clip(0, 255).astype(np.uint8)
+            still = StillFrames(self.frames)
+            for _ in range(self.frames):
+                still.add((out + rng.normal(0, self.noise, out.shape)).clip(0, 255)
+                          .astype(np.uint8))
+            out = still.mean()
         if self.jpeg is not None:
             _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg])
             out = cv2.imdecode(data, cv2.IMREAD_COLOR)
@@ -78,6 +86,9 @@ VARIANTS: dict[str, CameraChange] = {
     "cool light": CameraChange(gains=(1.1, 1.0, 0.8)),
     "out of focus (1.5 px)": CameraChange(blur=1.5),
     "noisy (8 levels)": CameraChange(noise=8.0),
+    "noisy (8), 4 still frames": CameraChange(noise=8.0, frames=4),
+    "noisy (16 levels)": CameraChange(noise=16.0),
+    "noisy (16), 4 still frames": CameraChange(noise=16.0, frames=4),
     "JPEG quality 25": CameraChange(jpeg=25),
     "wider view (table round it)": CameraChange(border=160),
 }

@@ -126,7 +126,8 @@ class Station:
             actions=config.actions, camera=self.camera, read=read,
             new_watcher=lambda: settle_watcher(settle), journal=self.journal,
             show=self.display.show, laser=self.laser, status=self.controls.status,
-            fps=float(config.camera["fps"]), roll_timeout=options.roll_timeout,
+            fps=float(config.camera["fps"]), still_frames=int(config.camera["still_frames"]),
+            roll_timeout=options.roll_timeout,
             hardware=hardware, show_live=self.display.show_live)
         self.controls.intents = self.session.intents
 

@@ -57,14 +57,14 @@ class Session:
                  read: Callable[[np.ndarray], list[Any]], new_watcher: Callable[[], Any],
                  journal: Journal, show: Callable[[Screen], None],
                  laser: Any = None, status: Callable[[str], None] = lambda state: None,
-                 fps: float = 10.0, roll_timeout: float | None = None,
+                 fps: float = 10.0, still_frames: int = 1, roll_timeout: float | None = None,
                  hardware: dict[str, str] | None = None,
                  show_live: Callable[[Screen], None] | None = None) -> None:
         self.actions = actions
         self.params = [rules.parse_params(a.ruling, a.params) for a in actions]
         self.camera, self.read, self.new_watcher = camera, read, new_watcher
         self.journal, self.show, self.laser, self.status = journal, show, laser, status
-        self.fps, self.roll_timeout = fps, roll_timeout
+        self.fps, self.still_frames, self.roll_timeout = fps, still_frames, roll_timeout
         self.show_live, self._live_at = show_live, 0.0
         self.intents: "queue.Queue[Intent]" = queue.Queue()
         self.index = 0
@@ -139,7 +139,8 @@ class Session:
         """Run the chosen ruling on the tray; `again`: re-roll that outcome (DICE-4)."""
         choice, params = self.choice, dict(self.params[self.index])
         tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
-                          timeout=self.roll_timeout, manual=manual, previous=self.last_frame)
+                          timeout=self.roll_timeout, manual=manual, previous=self.last_frame,
+                          still_frames=self.still_frames)
         try:
             if again is not None:
                 choice, params = again.choice, again.params

@@ -21,6 +21,7 @@ import numpy as np
 from station.controls import Intent
 from station.display.screen import DieMark, TrayView
 from station.rules.faces import ARTILLERY_FACES, D6_FACES, DieKind, Face
+from station.vision.settle import StillFrames
 
 MANUAL_FACES: dict[str, tuple[Any, ...]] = {
     "d6": D6_FACES,
@@ -107,10 +108,14 @@ class TraySource:
     def __init__(self, host: Host, camera: Any, read: Callable[[np.ndarray], list[Any]],
                  new_watcher: Callable[[], SettleWatcher], *, fps: float = 10.0,
                  timeout: float | None = None, clock: Callable[[], float] = time.monotonic,
-                 manual: bool = False, previous: np.ndarray | None = None) -> None:
+                 manual: bool = False, previous: np.ndarray | None = None,
+                 still_frames: int = 1) -> None:
         """previous: the tray frame the last outcome was read from: dice still lying as they
-        were then are that roll, not a new one (ROLL or RE-ROLL pressed without rolling)."""
+        were then are that roll, not a new one (ROLL or RE-ROLL pressed without rolling).
+        still_frames: the frame read is the mean of the last this many frames since the tray
+        last moved (`settle.StillFrames`: less sensor noise in a dim tray)."""
         self.host, self.camera, self.read, self.new_watcher = host, camera, read, new_watcher
+        self.still_frames = still_frames
         self.period = 1.0 / fps
         self.timeout, self.clock = timeout, clock
         self.manual = manual
@@ -141,6 +146,7 @@ class TraySource:
         if expect:
             expect(kind, count, purpose)
         watcher = self.new_watcher()
+        still = StillFrames(self.still_frames)
         started = self.clock()
         state = "waiting"
         # A tray already read (an earlier request of this ruling, a rejected roll, the last
@@ -161,14 +167,18 @@ class TraySource:
                 moved = self.previous is None or looks_different(frame, self.previous)
             seen = watcher.feed(frame, self.clock())
             if seen in MOTION:
+                still.clear()
                 moved = True
                 if state != "settling":
                     state = "settling"
                     self.host.prompt("settling", headline, f"Waiting for the dice to stop: {purpose}")
+            else:
+                still.add(frame)
             if seen != "still" or not moved:
                 self.host.live(frame)
                 time.sleep(self.period)
                 continue
+            frame = still.mean()
             self.host.prompt("reading", headline, f"Reading {purpose}")
             dice = self._read(frame, expect_special=kind != "d6")
             if not dice and state == "waiting":   # ROLL on an empty tray: nothing rolled yet
@@ -195,6 +205,7 @@ class TraySource:
             if expect:                        # the players are asked to roll again
                 expect(kind, count, purpose)
                 watcher = self.new_watcher()  # (the simulated tray films a new scene)
+                still.clear()
             state, moved = "waiting", False
 
     def _read(self, frame: np.ndarray, expect_special: bool) -> list[Any]:

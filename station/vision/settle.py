@@ -19,10 +19,15 @@ Cheap per frame: the frame is shrunk to WORK_WIDTH pixels, turned grey and blurr
 still for `still_s` seconds with no hand in the tray. Movement afterwards starts a new roll.
 A die leaning on another or on the wall is found per die by the reader (its classifier has a
 "cocked" class) and flagged "cocked" for a re-roll.
+
+`StillFrames` keeps the last few frames of a still period; the frame read is their mean,
+in which the camera's sensor noise is down by the square root of their number (a dim tray
+reads as a bright one would: docs/vision.md, "Other cameras").
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
@@ -129,3 +134,45 @@ class SettleDetector:
                 or objects[:, -b:].any():
             return "hand"
         return "objects"
+
+
+class StillFrames:
+    """The last `count` frames of the scene since it last moved, and their mean.
+
+        still = StillFrames(4)
+        for frame in camera:
+            if moving: still.clear()
+            else: still.add(frame)
+        dice = read_tray(still.mean())
+
+    Frames of one still scene differ only by sensor noise, so their mean is the scene with
+    less noise. A frame of another size (the camera reconfigured) starts the stack again.
+    """
+
+    def __init__(self, count: int) -> None:
+        if count < 1:
+            raise ValueError("at least one still frame must be kept")
+        self._frames: deque[np.ndarray] = deque(maxlen=count)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def clear(self) -> None:
+        self._frames.clear()
+
+    def add(self, frame: np.ndarray) -> None:
+        if self._frames and self._frames[-1].shape != frame.shape:
+            self._frames.clear()
+        self._frames.append(frame.copy())   # a camera may refill the array it handed out
+
+    def mean(self) -> np.ndarray:
+        """The mean frame (uint8, rounded); the one frame itself when only one is kept."""
+        if not self._frames:
+            raise ValueError("no still frame has been added")
+        first, *others = self._frames
+        if not others:
+            return first.copy()
+        total = first.astype(np.uint16)
+        for frame in others:
+            total = cv2.add(total, frame, dtype=cv2.CV_16U)   # twice numpy's speed
+        return cv2.convertScaleAbs(total, alpha=1.0 / len(self._frames))

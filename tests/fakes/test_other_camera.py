@@ -43,3 +43,11 @@ def test_exposure_and_white_balance_change_the_colours_not_the_size():
     assert dark[0, 0].mean() < 200 - 30                  # mid-grey floor darker
     assert warm[0, 0, 0] < warm[0, 0, 2]                  # blue down, red up
 
+
+
+def test_still_frames_average_the_noise_of_each():
+    flat = np.full((100, 100, 3), 128, np.uint8)
+    one, _ = CameraChange(noise=8.0).apply(flat, [])
+    four, _ = CameraChange(noise=8.0, frames=4).apply(flat, [])
+    assert 7 < one.astype(float).std() < 9
+    assert 3.5 < four.astype(float).std() < 4.5

@@ -39,6 +39,8 @@ def test_example_file_documents_exactly_the_defaults():
     ("[camera]\nfps = 'ten'\n", "camera.fps", "must be a whole number"),
     ("[camera]\nsource = 'webcam'\n", "camera.source", "opencv"),
     ("[camera]\nsource = 'replay'\n", "camera.files", "glob"),
+    ("[camera]\nstill_frames = 0\n", "camera.still_frames", "still_frames = 4"),
+    ("[camera]\nstill_frames = 40\n", "camera.still_frames", "is not 1-16"),
     ("[controls]\nroll = 99\n", "controls.roll", "BCM number"),
     ("[controls]\nmeasure = 'GPIO2x'\n", "controls.measure", "not a GPIO pin"),
     ("[controls]\nnext = 17\n", "controls.next", "already used by controls.roll"),

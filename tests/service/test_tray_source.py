@@ -224,3 +224,30 @@ def test_roll_on_an_empty_tray_waits_quietly_for_the_dice():
     assert tray.take("d6", 1, "1 d6: test") == [Face("d6", 2)]
     assert not [s for s in host.screens if s[3] == "warn"]      # no "the tray shows 0 d6"
     assert len(host.readings) == 1                              # the empty tray is not kept
+
+
+@pytest.mark.parametrize("still_frames", [1, 3, 8])
+def test_the_frame_read_is_the_mean_of_the_last_still_frames(still_frames):
+    # two frames of tumbling dice, then four of still ones that differ by sensor noise only
+    frames = [np.full((4, 4, 3), v, np.uint8) for v in (250, 240, 96, 100, 104, 108)]
+    states = ["rolling", "rolling", "quiet", "quiet", "quiet", "still"]
+
+    class Filmed:
+        def capture(self):
+            return frames.pop(0)
+
+    class Scripted:
+        def feed(self, frame, t):
+            return states.pop(0)
+
+    seen = []
+
+    def read(frame):
+        seen.append(frame)
+        return [die(4)]
+
+    tray = TraySource(Host(), Filmed(), read, Scripted, fps=1000, still_frames=still_frames)
+    assert tray.take("d6", 1, "1 d6: test") == [Face("d6", 4)]
+    # the last min(still_frames, 4) still frames: never the tumbling ones
+    expected = {1: 108, 3: 104, 8: 102}[still_frames]
+    assert seen[0].shape == (4, 4, 3) and (seen[0] == expected).all()

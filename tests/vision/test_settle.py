@@ -6,7 +6,7 @@ import pytest
 
 from station.fakes.tray import random_faces
 from station.fakes.tray_sequence import render_sequence
-from station.vision.settle import SettleConfig, SettleDetector
+from station.vision.settle import SettleConfig, SettleDetector, StillFrames
 
 
 @pytest.fixture(scope="module", params=[31, 32])
@@ -61,3 +61,36 @@ def test_bad_frames_and_settings():
         SettleDetector().update(np.zeros((2, 2), np.uint8), 0.0)
     with pytest.raises(ValueError, match="still_s"):
         SettleDetector(SettleConfig(still_s=-1))
+
+
+def test_still_frames_average_out_sensor_noise():
+    rng = np.random.default_rng(6)
+    scene = rng.integers(40, 215, (60, 80, 3)).astype(np.float32)
+    still = StillFrames(4)
+    for _ in range(6):              # two more than kept: the oldest fall out
+        still.add(np.clip(scene + rng.normal(0, 8, scene.shape), 0, 255).astype(np.uint8))
+    assert len(still) == 4
+    noise = float(np.std(still.mean().astype(np.float32) - scene))
+    assert 3.2 < noise < 4.8        # 8 / sqrt(4) = 4, give or take the rounding
+
+
+def test_still_frames_start_again_when_cleared_or_resized():
+    still = StillFrames(3)
+    still.add(np.full((4, 4, 3), 10, np.uint8))
+    still.add(np.full((4, 4, 3), 20, np.uint8))
+    assert still.mean()[0, 0, 0] == 15
+    still.add(np.full((8, 8, 3), 30, np.uint8))          # the camera reconfigured
+    assert len(still) == 1 and still.mean().shape == (8, 8, 3)
+    still.clear()
+    with pytest.raises(ValueError, match="no still frame"):
+        still.mean()
+    with pytest.raises(ValueError, match="at least one"):
+        StillFrames(0)
+
+
+def test_still_frames_keep_their_own_copy():
+    frame = np.full((4, 4, 3), 50, np.uint8)
+    still = StillFrames(1)
+    still.add(frame)
+    frame[:] = 0                    # the camera refills its buffer with the next frame
+    assert still.mean()[0, 0, 0] == 50
