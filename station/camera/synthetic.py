@@ -8,6 +8,9 @@ chance, for demos and tests: a die leaning on another, one die too many in the t
 player reading the prompt, it rolls the distance dice together with the scatter die when the
 prompt says so ("scatter die (rolled with 2D6)", SCAT-1).
 With `tumble=False` the dice are simply there, still (benchmarks: ROLL with still dice).
+The film is shot at no more than `FILM_FPS`: a station looking faster is handed each frame
+again, as a webcam slower than its reader does (a film's frames are held until served, and
+twice the frames would cost the simulated station 20 MB more).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import threading
 import numpy as np
 
 from station.rules.faces import ARTILLERY_FACES, D6_FACES, Face
+
+FILM_FPS = 10.0
 
 
 class SyntheticTray:
@@ -41,9 +46,11 @@ class SyntheticTray:
             faces.append(self._face(kind))
         if self.tumble:
             from station.fakes.tray_sequence import render_sequence
-            film = render_sequence(faces, self.rng, size=self.size, fps=self.fps, empty_s=0.1,
+            film_fps = min(self.fps, FILM_FPS)
+            film = render_sequence(faces, self.rng, size=self.size, fps=film_fps, empty_s=0.1,
                                    hand_s=0.3, roll_s=0.6, still_s=0.1, cocked=self.cocked)
-            frames, rendered = film.frames, film.final
+            again = max(1, round(self.fps / film_fps))
+            frames, rendered = [f for f in film.frames for _ in range(again)], film.final
         else:
             from station.fakes.tray import render_roll
             rendered = render_roll(faces, self.rng, size=self.size, cocked=self.cocked)

@@ -64,6 +64,17 @@ def test_synthetic_tray_films_the_roll_then_holds_still():
     assert np.array_equal(frames[-1], tray.rendered.image)
 
 
+def test_synthetic_tray_looked_at_faster_than_it_films_hands_each_frame_again():
+    slow = SyntheticTray((160, 120), rng=np.random.default_rng(4), fps=10)
+    fast = SyntheticTray((160, 120), rng=np.random.default_rng(4), fps=20)
+    for tray in (slow, fast):
+        tray.expect("d6", 1, "1 d6")
+    film = [slow.capture() for _ in range(len(slow._frames))]
+    seen = [fast.capture() for _ in range(2 * len(film))]
+    assert all(np.array_equal(f, seen[2 * i]) and np.array_equal(f, seen[2 * i + 1])
+               for i, f in enumerate(film))
+
+
 @pytest.mark.skipif(HAS_PICAMERA2, reason="picamera2 is installed: see the hardware test")
 def test_picamera2_absent_says_how_to_get_it():
     with pytest.raises(CameraError, match="python3-picamera2.*--system-site-packages"):
