@@ -36,7 +36,10 @@ training photos' dice read right (flat; never the held-out fifth): three crops, 
 twice turned up to `crops.OUTWARD_JITTER` and sized 0.93-1.07.
 train: strided 3x3 convolutions (8, 16, 32, 32), batch norm, ReLU, one linear layer; a fifth
 of the trays held out to report on; leaning weighted to balance the classes, label smoothing
-0.05, AdamW one-cycle 3e-3, colour shuffles, contrast, brightness, noise, mirrored batches.
+0.05, AdamW one-cycle 3e-3 (`--max-lr`), colour shuffles, contrast, brightness, noise,
+mirrored batches; `--gains G` also puts half the crops under another white balance (each
+channel scaled by up to 1+G either way: the check trained without it finds flat dice under
+warm light leaning, docs/history/vision.md, "Sixty-fifth session").
 """
 
 from __future__ import annotations
@@ -183,7 +186,8 @@ def _cut_photos(add) -> None:
                 add(source, w, h, c.x, c.y, c.side, 0, -1, 3)
 
 
-def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None = None) -> None:
+def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None = None,
+          max_lr: float = 3e-3, gains: float = 0.0) -> None:
     import torch
     import torch.nn as nn
     from station.vision.classifier import LeanCheck, normalise
@@ -216,10 +220,10 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
     y_all = np.repeat(labels[~check], VIEWS)
     r_all = np.repeat(radials[~check], VIEWS)
     weight = torch.tensor([1.0, float((y_all == 0).sum() / max((y_all == 1).sum(), 1))])
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
     batch = 128
     sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=3e-3, total_steps=epochs * math.ceil(len(y_all) / batch))
+        opt, max_lr=max_lr, total_steps=epochs * math.ceil(len(y_all) / batch))
     loss_fn = nn.CrossEntropyLoss(weight=weight, label_smoothing=0.05)
     y_t = torch.from_numpy(y_all).long()
     shown = check & (kinds == 0)
@@ -230,7 +234,7 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
         order = rng.permutation(len(y_all))
         for start in range(0, len(order), batch):
             idx = order[start:start + batch]
-            xb = inputs(normalise(_augment(x_all[idx], rng)), r_all[idx])
+            xb = inputs(normalise(_augment(x_all[idx], rng, gains)), r_all[idx])
             if rng.random() < 0.5:
                 xb = xb.flip(3)             # a mirror keeps outward up
             loss = loss_fn(model(xb), y_t[idx])
@@ -251,11 +255,15 @@ def train(data: list[Path], epochs: int, seed: int, out: Path, init: Path | None
     print("wrote", out)
 
 
-def _augment(crops: np.ndarray, rng) -> np.ndarray:
+def _augment(crops: np.ndarray, rng, gains: float = 0.0) -> np.ndarray:
+    """Colour shuffles, contrast, brightness, noise; with `gains`, half the crops also under
+    another white balance: each channel scaled by a factor log-uniform in 1/(1+gains)..1+gains."""
     out = crops.astype(np.float32)
     for x in out:
         if rng.random() < 0.5:
             x[:] = x[:, :, rng.permutation(3)]
+        if gains and rng.random() < 0.5:
+            x *= np.exp(rng.uniform(-1, 1, 3) * math.log1p(gains)).astype(np.float32)
         x[:] = (x - 128) * rng.uniform(0.7, 1.3) + 128 + rng.uniform(-30, 30)
         if rng.random() < 0.4:
             x += rng.normal(0, rng.uniform(2, 8), x.shape)
@@ -271,6 +279,10 @@ def add_train_step(steps, seed: int, init: Path | None) -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--init", type=Path, default=init,
                    help=f"start from these weights, an exported lean check (default: {init})")
+    p.add_argument("--max-lr", type=float, default=3e-3, help="the one-cycle schedule's peak")
+    p.add_argument("--gains", type=float, default=0.0, metavar="G",
+                   help="half the crops under another white balance, each channel scaled "
+                   "by up to 1+G either way (warm or cool light)")
 
 
 def main() -> None:
@@ -294,7 +306,7 @@ def main() -> None:
     elif a.step == "cut":
         cut(a.trays[0], a.trays[1], a.source, a.out, a.photos)
     else:
-        train(a.data, a.epochs, a.seed, a.out, a.init)
+        train(a.data, a.epochs, a.seed, a.out, a.init, a.max_lr, a.gains)
 
 
 if __name__ == "__main__":

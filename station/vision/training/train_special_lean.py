@@ -116,7 +116,7 @@ def main() -> None:
     if a.step == "cut":
         cut(a.trays[0], a.trays[1], a.out)
     else:
-        train(a.data, a.epochs, a.seed, a.out, a.init)
+        train(a.data, a.epochs, a.seed, a.out, a.init, a.max_lr, a.gains)
 
 
 if __name__ == "__main__":
