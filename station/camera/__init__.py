@@ -38,7 +38,7 @@ class Camera(Protocol):
 class Picamera2Camera:
     name = "picamera2"
 
-    def __init__(self, resolution: tuple[int, int]) -> None:
+    def __init__(self, resolution: tuple[int, int], fps: float = 20.0) -> None:
         try:
             from picamera2 import Picamera2
         except ImportError as error:
@@ -47,9 +47,15 @@ class Picamera2Camera:
                               "laptop use source = \"opencv\"") from error
         try:
             self._camera = Picamera2()
+            # A stream, not stills: picamera2's still configuration has one buffer (each
+            # capture waits out a whole frame), high-quality denoising and exposures up to
+            # seconds long in dim light. Every frame lasts exactly 1/fps, so the settle
+            # watcher's clock holds and no exposure is long enough to smear a rolling die.
             # RGB888 is laid out B, G, R in memory: what OpenCV expects.
-            self._camera.configure(self._camera.create_still_configuration(
-                main={"size": tuple(resolution), "format": "RGB888"}))
+            frame_us = round(1_000_000 / fps)
+            self._camera.configure(self._camera.create_preview_configuration(
+                main={"size": tuple(resolution), "format": "RGB888"},
+                controls={"FrameDurationLimits": (frame_us, frame_us)}))
             self._camera.start()
         except Exception as error:   # libcamera raises RuntimeError, IndexError when absent
             raise CameraError(f"no Pi camera found ({error}): check the ribbon cable and "
@@ -68,24 +74,33 @@ class Picamera2Camera:
 class OpenCVCamera:
     name = "opencv"
 
-    def __init__(self, device: int | str, resolution: tuple[int, int]) -> None:
+    def __init__(self, device: int | str, resolution: tuple[int, int], fps: float = 20.0) -> None:
         import cv2
         self._cv2 = cv2
-        self.device, self.resolution = device, resolution
-        self._capture = cv2.VideoCapture(device)
+        self.device, self.resolution, self.fps = device, resolution, fps
+        self._capture = self._open()
         if not self._capture.isOpened():
             raise CameraError(f"camera.device {device!r}: no camera or video there; give another "
                               "index (0, 1, ...) or a video file, or camera.source = \"replay\"")
-        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, resolution[0])
-        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, resolution[1])
+
+    def _open(self) -> Any:
+        cv2 = self._cv2
+        capture = cv2.VideoCapture(self.device)
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
+        # A webcam filming at its own rate while the station takes fewer frames queues them
+        # (four with V4L2): the station would see the tray as it was a few frames ago and
+        # read late. Film at the station's rate and keep one frame. (Ignored by video files
+        # and by drivers that cannot.)
+        capture.set(cv2.CAP_PROP_FPS, self.fps)
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        return capture
 
     def capture(self) -> np.ndarray:
         ok, frame = self._capture.read()
         if not ok or frame is None:           # unplugged? plugged back in? open it again once
             self._capture.release()
-            self._capture = self._cv2.VideoCapture(self.device)
-            self._capture.set(self._cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
-            self._capture.set(self._cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
+            self._capture = self._open()
             ok, frame = self._capture.read()
         if not ok or frame is None:
             raise CameraError(f"camera {self.device!r} gave no frame (unplugged?)")
@@ -132,9 +147,9 @@ def open_camera(settings: dict[str, Any], *, simulate_rng: Any = None) -> Camera
     source = settings["source"]
     resolution = tuple(settings["resolution"])
     if source == "picamera2":
-        return Picamera2Camera(resolution)
+        return Picamera2Camera(resolution, settings["fps"])
     if source == "opencv":
-        return OpenCVCamera(settings["device"], resolution)
+        return OpenCVCamera(settings["device"], resolution, settings["fps"])
     if source == "replay":
         return ReplayCamera(settings["files"])
     from station.camera.synthetic import SyntheticTray

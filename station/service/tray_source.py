@@ -109,15 +109,17 @@ class TraySource:
                  new_watcher: Callable[[], SettleWatcher], *, fps: float = 10.0,
                  timeout: float | None = None, clock: Callable[[], float] = time.monotonic,
                  manual: bool = False, previous: np.ndarray | None = None,
-                 still_frames: int = 1) -> None:
+                 still_frames: int = 1, sleep: Callable[[float], None] = time.sleep) -> None:
         """previous: the tray frame the last outcome was read from: dice still lying as they
         were then are that roll, not a new one (ROLL or RE-ROLL pressed without rolling).
         still_frames: the frame read is the mean of the last this many frames since the tray
-        last moved (`settle.StillFrames`: less sensor noise in a dim tray)."""
+        last moved (`settle.StillFrames`: less sensor noise in a dim tray).
+        Frames are taken `fps` times a second: the time a frame's capture and settle check
+        take is part of its period, not added to it."""
         self.host, self.camera, self.read, self.new_watcher = host, camera, read, new_watcher
         self.still_frames = still_frames
         self.period = 1.0 / fps
-        self.timeout, self.clock = timeout, clock
+        self.timeout, self.clock, self.sleep = timeout, clock, sleep
         self.manual = manual
         self.previous = previous
         self.readings: list[int] = []        # journal ids of the accepted readings
@@ -154,6 +156,7 @@ class TraySource:
         # rolled before ROLL was pressed are read as they lie. None: decide on the first frame.
         moved: bool | None = None if not self.readings else False
         while True:
+            frame_started = self.clock()
             intent = self.host.next_intent(0)
             if intent is Intent.MANUAL:
                 self.manual = True
@@ -176,7 +179,7 @@ class TraySource:
                 still.add(frame)
             if seen != "still" or not moved:
                 self.host.live(frame)
-                time.sleep(self.period)
+                self._wait_for_next_frame(frame_started)
                 continue
             frame = still.mean()
             self.host.prompt("reading", headline, f"Reading {purpose}")
@@ -207,6 +210,13 @@ class TraySource:
                 watcher = self.new_watcher()  # (the simulated tray films a new scene)
                 still.clear()
             state, moved = "waiting", False
+
+    def _wait_for_next_frame(self, frame_started: float) -> None:
+        """Sleep out what is left of the frame period begun at `frame_started` (a camera
+        that blocks until its next frame, as the Pi camera does, has used most of it)."""
+        left = self.period - (self.clock() - frame_started)
+        if left > 0:
+            self.sleep(left)
 
     def _read(self, frame: np.ndarray, expect_special: bool) -> list[Any]:
         """The reader's dice; told that scatter or artillery dice are expected when it can be

@@ -3,6 +3,8 @@ camera where picamera2 exists (skipped elsewhere) and its message where it does 
 
 import importlib.util
 import os
+import sys
+import types
 
 import cv2
 import numpy as np
@@ -79,6 +81,40 @@ def test_synthetic_tray_looked_at_faster_than_it_films_hands_each_frame_again():
 def test_picamera2_absent_says_how_to_get_it():
     with pytest.raises(CameraError, match="python3-picamera2.*--system-site-packages"):
         Picamera2Camera((1280, 960))
+
+
+def test_picamera2_films_a_stream_at_the_configured_rate(monkeypatch):
+    """Not picamera2's still configuration (one buffer, exposures of seconds in dim light):
+    a stream whose every frame lasts 1/fps, in OpenCV's B, G, R order."""
+    made = []
+
+    class FakePicamera2:
+        def __init__(self):
+            made.append(self)
+            self.configured, self.started = None, False
+
+        def create_preview_configuration(self, main=None, controls=None, **rest):
+            return {"use_case": "preview", "main": main, "controls": controls, **rest}
+
+        def create_still_configuration(self, **kwargs):
+            raise AssertionError("a still configuration for a frame stream")
+
+        def configure(self, configuration):
+            self.configured = configuration
+
+        def start(self):
+            self.started = True
+
+        def capture_array(self, name):
+            return np.zeros((480, 640, 3), np.uint8)
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    camera = open_camera({**DEFAULTS["camera"], "source": "picamera2",
+                          "resolution": [640, 480], "fps": 25})
+    (pi,) = made
+    assert pi.started and pi.configured["main"] == {"size": (640, 480), "format": "RGB888"}
+    assert pi.configured["controls"] == {"FrameDurationLimits": (40000, 40000)}
+    assert camera.capture().shape == (480, 640, 3)
 
 
 @pytest.mark.skipif(not HAS_PICAMERA2, reason="needs a Raspberry Pi with picamera2")

@@ -251,3 +251,25 @@ def test_the_frame_read_is_the_mean_of_the_last_still_frames(still_frames):
     # the last min(still_frames, 4) still frames: never the tumbling ones
     expected = {1: 108, 3: 104, 8: 102}[still_frames]
     assert seen[0].shape == (4, 4, 3) and (seen[0] == expected).all()
+
+
+@pytest.mark.parametrize("capture_s, sleeps", [(0.03, 0.02), (0.05, None), (0.08, None)])
+def test_frames_come_at_the_set_rate_whatever_the_capture_costs(capture_s, sleeps):
+    # A camera that blocks until its next frame (the Pi camera) spends part of each frame
+    # period in capture: the source sleeps only what is left of it, so 20 fps stay 20 fps.
+    now = [0.0]
+    slept = []
+
+    class Blocking(Camera):
+        def capture(self):
+            now[0] += capture_s
+            return super().capture()
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+
+    tray = TraySource(Host(), Blocking([[die(3)]]), lambda frame: [die(3)], Watcher, fps=20,
+                      clock=lambda: now[0], sleep=sleep)
+    assert tray.take("d6", 1, "1 d6") == [Face("d6", 3)]
+    assert slept == ([pytest.approx(sleeps)] * 2 if sleeps else [])
