@@ -181,7 +181,8 @@ class PygameSink:
     def show(self, screen: Screen) -> None:
         image = render(screen, self.size)
         pygame = self._pygame
-        self._surface.blit(pygame.image.frombytes(image.tobytes(), image.size, "RGB"), (0, 0))
+        # frombuffer, not frombytes: Bookworm's apt pygame (2.1.2) predates frombytes (2.1.3)
+        self._surface.blit(pygame.image.frombuffer(image.tobytes(), image.size, "RGB"), (0, 0))
         pygame.display.flip()
         pygame.event.pump()
 
