@@ -80,9 +80,11 @@ class Controls:
             raise
 
     def _make(self, key: str, build, pin: Any) -> Any:
-        from gpiozero.exc import GPIOZeroError
+        from gpiozero.exc import BadPinFactory, GPIOZeroError
         try:
             return build(pin)
+        except BadPinFactory:                 # no GPIO on this machine, not a bad pin
+            raise
         except GPIOZeroError as error:
             raise ControlsError(f"{key}: pin {pin!r} cannot be used ({error}). Give a free GPIO "
                                 "pin (BCM number) wired as docs/service.md shows") from error

@@ -3,6 +3,7 @@
 import io
 import queue
 import time
+from types import SimpleNamespace
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -10,6 +11,7 @@ from gpiozero.pins.mock import MockFactory
 from station.config import DEFAULTS
 from station.controls import Controls, ControlsError, Intent
 from station.controls.keyboard import Keyboard
+from station.service.app import Station
 
 SETTINGS = {**DEFAULTS["controls"], "bounce_ms": 10, "hold_seconds": 0.15, "buzzer": 25}
 
@@ -80,6 +82,19 @@ def test_led_shows_ready_busy_error(controls):
 def test_a_pin_that_cannot_be_used_names_the_setting():
     with pytest.raises(ControlsError, match=r"controls.next: pin 'GPIO99'.*free GPIO"):
         Controls({**SETTINGS, "next": "GPIO99"}, queue.Queue(), pin_factory=MockFactory())
+
+
+def test_a_machine_without_gpio_runs_on_the_keyboard(monkeypatch):
+    # no pin factory gpiozero can load (a laptop; a Pi venv without lgpio): not a bad pin
+    from gpiozero import Device
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "none-on-this-machine")
+    monkeypatch.setattr(Device, "pin_factory", None)
+    station = SimpleNamespace(config=SimpleNamespace(controls=SETTINGS),
+                              options=SimpleNamespace(simulate=False))
+    hardware: dict[str, str] = {}
+    controls = Station._controls(station, hardware)
+    assert hardware == {"buttons": "no GPIO on this machine: keyboard only"}
+    controls.close()
 
 
 def test_keyboard_presses_buttons_and_quits():
