@@ -22,6 +22,8 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
+FRAME_WAIT_S = 2.0      # the Pi camera is called stopped after this long without a frame
+
 
 class CameraError(Exception):
     """The camera cannot give a frame: the message says what is wrong and what to check."""
@@ -39,6 +41,7 @@ class Picamera2Camera:
     name = "picamera2"
 
     def __init__(self, resolution: tuple[int, int], fps: float = 20.0) -> None:
+        self.fps = fps
         try:
             from picamera2 import Picamera2
         except ImportError as error:
@@ -62,8 +65,17 @@ class Picamera2Camera:
                               "`rpicam-hello --list-cameras`") from error
 
     def capture(self) -> np.ndarray:
+        # picamera2 would wait for ever for a frame that does not come (a loose ribbon
+        # cable): wait a few frame periods, then say so and drop the pending capture.
+        wait_s = max(FRAME_WAIT_S, 5 / self.fps)
         try:
-            return self._camera.capture_array("main")
+            return self._camera.capture_array("main", wait=False).get_result(timeout=wait_s)
+        except TimeoutError:
+            flush = getattr(self._camera, "cancel_all_and_flush", None)
+            if flush is not None:
+                flush()
+            raise CameraError(f"no frame from the Pi camera in {wait_s:.0f} s: check the ribbon "
+                              "cable and `rpicam-hello --list-cameras`") from None
         except Exception as error:
             raise CameraError(f"the Pi camera stopped ({error})") from error
 
@@ -86,15 +98,27 @@ class OpenCVCamera:
     def _open(self) -> Any:
         cv2 = self._cv2
         capture = cv2.VideoCapture(self.device)
+        self._ask(capture)
+        # Uncompressed frames over USB 2 come slowly at high resolutions (1280x960 YUYV: often
+        # 5-10 fps): then ask for MJPEG, which most webcams film at full rate.
+        if 0 < capture.get(cv2.CAP_PROP_FPS) < self.fps:
+            capture.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+            self._ask(capture)
+        # A webcam filming faster than the station takes frames queues them (four with
+        # V4L2): the station would see the tray as it was a few frames ago and read late.
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        if isinstance(self.device, int):
+            log.info("webcam %s films %.0fx%.0f at %.0f fps (asked %dx%d at %.0f)", self.device,
+                     capture.get(cv2.CAP_PROP_FRAME_WIDTH), capture.get(cv2.CAP_PROP_FRAME_HEIGHT),
+                     capture.get(cv2.CAP_PROP_FPS), *self.resolution, self.fps)
+        return capture
+
+    def _ask(self, capture: Any) -> None:
+        """The configured size and rate (video files and drivers that cannot ignore them)."""
+        cv2 = self._cv2
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.resolution[0])
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.resolution[1])
-        # A webcam filming at its own rate while the station takes fewer frames queues them
-        # (four with V4L2): the station would see the tray as it was a few frames ago and
-        # read late. Film at the station's rate and keep one frame. (Ignored by video files
-        # and by drivers that cannot.)
         capture.set(cv2.CAP_PROP_FPS, self.fps)
-        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
-        return capture
 
     def capture(self) -> np.ndarray:
         ok, frame = self._capture.read()

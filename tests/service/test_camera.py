@@ -37,6 +37,38 @@ def test_opencv_camera_reads_a_video_file(tmp_path):
     camera.close()
 
 
+class FakeWebcam:
+    """cv2.VideoCapture over a webcam that films 1280x960 uncompressed at `yuyv_fps` only."""
+
+    def __init__(self, device, yuyv_fps):
+        self.props, self.yuyv_fps = {cv2.CAP_PROP_FOURCC: cv2.VideoWriter_fourcc(*"YUYV")}, yuyv_fps
+
+    def isOpened(self):
+        return True
+
+    def set(self, prop, value):
+        if prop == cv2.CAP_PROP_FPS and self.props[cv2.CAP_PROP_FOURCC] != \
+                cv2.VideoWriter_fourcc(*"MJPG"):
+            value = min(value, self.yuyv_fps)
+        self.props[prop] = value
+        return True
+
+    def get(self, prop):
+        return self.props.get(prop, 0)
+
+
+@pytest.mark.parametrize("yuyv_fps, mjpeg", [(30, False), (7.5, True)])
+def test_opencv_webcam_films_at_the_station_rate_and_keeps_one_frame(monkeypatch, yuyv_fps,
+                                                                     mjpeg):
+    monkeypatch.setattr(cv2, "VideoCapture", lambda device: FakeWebcam(device, yuyv_fps))
+    camera = open_camera({**DEFAULTS["camera"], "source": "opencv", "device": 0,
+                          "resolution": [1280, 960], "fps": 20})
+    props = camera._capture.props
+    assert props[cv2.CAP_PROP_FPS] == 20 and props[cv2.CAP_PROP_BUFFERSIZE] == 1
+    assert (props[cv2.CAP_PROP_FRAME_WIDTH], props[cv2.CAP_PROP_FRAME_HEIGHT]) == (1280, 960)
+    assert (props[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")) == mjpeg
+
+
 def test_opencv_camera_that_is_not_there_says_what_to_do(tmp_path):
     with pytest.raises(CameraError, match=r"camera.device .*no camera or video there"):
         OpenCVCamera(str(tmp_path / "none.mp4"), (640, 480))
@@ -83,38 +115,68 @@ def test_picamera2_absent_says_how_to_get_it():
         Picamera2Camera((1280, 960))
 
 
-def test_picamera2_films_a_stream_at_the_configured_rate(monkeypatch):
+class FakePicamera2:
+    """The part of picamera2's Picamera2 the station uses; `frames` False: none come."""
+
+    made: list = []
+
+    def __init__(self):
+        FakePicamera2.made.append(self)
+        self.configured, self.started, self.flushed, self.frames = None, False, False, True
+
+    def create_preview_configuration(self, main=None, controls=None, **rest):
+        return {"use_case": "preview", "main": main, "controls": controls, **rest}
+
+    def create_still_configuration(self, **kwargs):
+        raise AssertionError("a still configuration for a frame stream")
+
+    def configure(self, configuration):
+        self.configured = configuration
+
+    def start(self):
+        self.started = True
+
+    def capture_array(self, name, wait=None):
+        assert wait is False, "picamera2 waits for ever unless the job is waited on with a timeout"
+        camera = self
+
+        class Job:
+            def get_result(self, timeout=None):
+                assert timeout is not None
+                if not camera.frames:
+                    raise TimeoutError
+                return np.zeros((480, 640, 3), np.uint8)
+        return Job()
+
+    def cancel_all_and_flush(self):
+        self.flushed = True
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch):
+    FakePicamera2.made = []
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    return FakePicamera2.made
+
+
+def test_picamera2_films_a_stream_at_the_configured_rate(fake_picamera2):
     """Not picamera2's still configuration (one buffer, exposures of seconds in dim light):
     a stream whose every frame lasts 1/fps, in OpenCV's B, G, R order."""
-    made = []
-
-    class FakePicamera2:
-        def __init__(self):
-            made.append(self)
-            self.configured, self.started = None, False
-
-        def create_preview_configuration(self, main=None, controls=None, **rest):
-            return {"use_case": "preview", "main": main, "controls": controls, **rest}
-
-        def create_still_configuration(self, **kwargs):
-            raise AssertionError("a still configuration for a frame stream")
-
-        def configure(self, configuration):
-            self.configured = configuration
-
-        def start(self):
-            self.started = True
-
-        def capture_array(self, name):
-            return np.zeros((480, 640, 3), np.uint8)
-
-    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
     camera = open_camera({**DEFAULTS["camera"], "source": "picamera2",
                           "resolution": [640, 480], "fps": 25})
-    (pi,) = made
+    (pi,) = fake_picamera2
     assert pi.started and pi.configured["main"] == {"size": (640, 480), "format": "RGB888"}
     assert pi.configured["controls"] == {"FrameDurationLimits": (40000, 40000)}
     assert camera.capture().shape == (480, 640, 3)
+
+
+def test_picamera2_without_frames_says_so_instead_of_hanging(fake_picamera2):
+    camera = open_camera({**DEFAULTS["camera"], "source": "picamera2"})
+    (pi,) = fake_picamera2
+    pi.frames = False                         # the ribbon cable worked loose
+    with pytest.raises(CameraError, match="no frame from the Pi camera in 2 s: check the ribbon"):
+        camera.capture()
+    assert pi.flushed                         # the capture left waiting is dropped
 
 
 @pytest.mark.skipif(not HAS_PICAMERA2, reason="needs a Raspberry Pi with picamera2")
