@@ -36,8 +36,9 @@ class LaserDevice:
         """Whether the device sends readings by itself (else `--watch` polls)."""
         return self.codec.push_setup is not None
 
-    def open(self) -> LaserDevice:
-        self.transport.open()
+    def open(self, wait: bool = False) -> LaserDevice:
+        """wait: a port not there yet is waited for, not an error (`Transport.open`)."""
+        self.transport.open(wait)
         return self
 
     def close(self) -> None:

@@ -37,7 +37,12 @@ VID_PID = re.compile(r"^([0-9a-fA-F]{4}):([0-9a-fA-F]{4})$")
 
 
 class PortNotFound(Exception):
-    """The port named on the command line (or in the config) is not there."""
+    """The port named on the command line (or in the config) is not there: `what` says so,
+    the message adds the ports this machine sees and what to do."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(_not_found(what))
+        self.what = what
 
 
 class LinkTimeout(TimeoutError):
@@ -77,7 +82,7 @@ def resolve_port(spec: str) -> str:
     for info in list_ports.comports():
         if info.vid == vid and info.pid == pid:
             return info.device
-    raise PortNotFound(_not_found(f"no USB serial device with VID:PID {spec}"))
+    raise PortNotFound(f"no USB serial device with VID:PID {spec}")
 
 
 def _not_found(what: str) -> str:
@@ -100,6 +105,7 @@ class Transport:
         self.on_connect = on_connect          # commands to send after every (re)connect
         self.connected = threading.Event()
         self.reconnects = 0
+        self.last_error = ""                  # why the port could not be opened, last time
         self.bytes_received = 0               # over every connection, for tests and stats
         self._serial: serial.Serial | None = None
         self._codec_lock = threading.Lock()   # the reader feeds while a requester encodes
@@ -113,20 +119,23 @@ class Transport:
         self._thread: threading.Thread | None = None
 
     # --- life cycle -----------------------------------------------------------------------
-    def open(self) -> Transport:
+    def open(self, wait: bool = False) -> Transport:
         """Open the port now (PortNotFound with the ports it can see if it is not there),
-        then keep it open from the listener thread."""
+        then keep it open from the listener thread. With `wait`, a port that is not there
+        is not an error: the listener opens it when it appears (`connected`, `last_error`)."""
         if self._thread is not None:
             raise RuntimeError("this transport is already open")
         try:
             self._serial = self._open_port()
-        except serial.SerialException as error:
-            reason = os.strerror(error.errno) if error.errno else str(error)
-            if error.errno == errno.EACCES:
-                reason += (" (add your user to the dialout group: sudo usermod -aG dialout "
-                           "$USER, then log in again)")
-            raise PortNotFound(_not_found(f"cannot open {self.settings.port}: {reason}")) from None
-        self._connected()
+        except PortNotFound as error:
+            self.last_error = error.what
+            if not wait:
+                raise
+        if self._serial is not None:
+            self._connected()
+        else:
+            log.warning("laser %s not there yet (%s): waiting for it", self.settings.port,
+                        self.last_error)
         self._thread = threading.Thread(target=self._listen, daemon=True,
                                         name=f"laser-{self.codec.name}")
         self._thread.start()
@@ -181,9 +190,16 @@ class Transport:
     def _open_port(self) -> serial.Serial:
         s = self.settings
         stopbits = int(s.stopbits) if s.stopbits in (1, 2) else s.stopbits
-        return serial.Serial(resolve_port(s.port), baudrate=s.baudrate, bytesize=s.bytesize,
-                             parity=s.parity, stopbits=stopbits, timeout=s.read_timeout_s,
-                             write_timeout=1.0)
+        try:
+            return serial.Serial(resolve_port(s.port), baudrate=s.baudrate, bytesize=s.bytesize,
+                                 parity=s.parity, stopbits=stopbits, timeout=s.read_timeout_s,
+                                 write_timeout=1.0)
+        except serial.SerialException as error:
+            reason = os.strerror(error.errno) if error.errno else str(error)
+            if error.errno == errno.EACCES:
+                reason += (" (add your user to the dialout group: sudo usermod -aG dialout "
+                           "$USER, then log in again)")
+            raise PortNotFound(f"cannot open {s.port}: {reason}") from None
 
     def _write(self, command: str, deadline: float) -> None:
         while True:
@@ -281,7 +297,8 @@ class Transport:
         while not self._closing.is_set():
             try:
                 self._serial = self._open_port()
-            except (serial.SerialException, OSError, PortNotFound):
+            except (PortNotFound, OSError) as error:
+                self.last_error = getattr(error, "what", str(error))
                 self._closing.wait(delay)
                 delay = min(delay * 2, self.settings.backoff_max_s)
                 continue

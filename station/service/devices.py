@@ -30,7 +30,6 @@ class TapeGauge:
         from station.laser.calibration import (CalibrationError, default_profile_path,
                                                load_profile)
         from station.laser.device import LaserDevice
-        from station.laser.transport import PortNotFound
         try:
             profile = {} if calibration is None else load_profile(
                 Path(calibration).expanduser() if calibration else default_profile_path())
@@ -44,13 +43,20 @@ class TapeGauge:
         except KeyError as error:
             raise ConfigError("laser.device", str(error).strip("'\""),
                               "Use one of those names, or device = \"none\"") from None
-        self.device, self.timeout = device, timeout
+        self.device, self.port, self.timeout = device, port, timeout
         self.simulated = simulated            # the simulated tape, when there is one
-        try:
-            self.tape.open()
-        except PortNotFound as error:
-            raise ConfigError("laser.port", str(error).split("\n")[0],
-                              "Plug the laser in, fix the port, or set device = \"none\"") from None
+        # A tape not plugged in (or not bound) when the station starts is waited for: the
+        # dice work meanwhile, and the screen says what is missing.
+        self.tape.open(wait=True)
+
+    @property
+    def down(self) -> str | None:
+        """Why the tape is not connected now (for the screen's hardware lines), or None."""
+        transport = self.tape.transport
+        if transport.connected.is_set():
+            return None
+        return (f"the {self.device} is not connected ({transport.last_error or self.port}): "
+                "plug it in or fix laser.port; it is used as soon as it is there")
 
     def measure(self) -> Any:
         from station.laser.codec import DeviceError

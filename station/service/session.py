@@ -253,11 +253,19 @@ class Session:
         choice = self.choice
         return Screen(state=state, action=choice.name, command=choice.command,
                       position=(self.index + 1, len(self.actions)),
-                      hardware=dict(self.hardware), **fields)
+                      hardware=self.hardware_down(), **fields)
+
+    def hardware_down(self) -> dict[str, str]:
+        """What is down, and why: what failed while in use, and a laser not connected now."""
+        down = dict(self.hardware)
+        laser_down = getattr(self.laser, "down", None)
+        if laser_down:
+            down["laser"] = laser_down
+        return down
 
     def set_state(self, state: str, screen: Screen) -> None:
         self.state = state
-        screen.hardware = {**self.hardware, **screen.hardware}
+        screen.hardware = {**self.hardware_down(), **screen.hardware}
         self.screen = screen
         self.status(state)
         self.show(screen)

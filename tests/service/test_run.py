@@ -178,6 +178,29 @@ def test_laser_unplugged_while_running_is_reported_and_the_dice_still_work(tmp_p
         station._stack.close()
 
 
+def test_a_laser_not_there_at_start_is_waited_for_and_named_on_the_screen():
+    # A USB tape not plugged in when the Pi boots must not stop the station (systemd would
+    # not restart it): the dice work, the screen names the tape, and it is used once there.
+    from station.fakes.laser import start_simulated
+    from station.service.devices import TapeGauge
+    from station.service.session import Session
+    tape = start_simulated("glm", distance_mm=300.0)
+    tape.unplug()
+    gauge = TapeGauge("glm", tape.port, 0, 2.0, None)
+    try:
+        assert gauge.down.startswith(f"the glm is not connected (cannot open {tape.port}")
+        session = Session.__new__(Session)               # only its hardware lines
+        session.hardware, session.laser = {"camera": "unplugged"}, gauge
+        assert set(session.hardware_down()) == {"camera", "laser"}
+        tape.replug()
+        assert gauge.tape.transport.connected.wait(10), "the tape was not opened when it came"
+        assert gauge.down is None and set(session.hardware_down()) == {"camera"}
+        assert gauge.measure().raw_mm == pytest.approx(300.0, abs=1)
+    finally:
+        gauge.close()
+        tape.close()
+
+
 def test_long_press_on_roll_types_the_faces_in_with_the_buttons(tmp_path):
     journal_path = tmp_path / "journal.sqlite"
     station = Station(config.load(small_config(tmp_path)),
