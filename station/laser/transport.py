@@ -193,12 +193,16 @@ class Transport:
         try:
             return serial.Serial(resolve_port(s.port), baudrate=s.baudrate, bytesize=s.bytesize,
                                  parity=s.parity, stopbits=stopbits, timeout=s.read_timeout_s,
-                                 write_timeout=1.0)
+                                 write_timeout=1.0, exclusive=True)
         except serial.SerialException as error:
             reason = os.strerror(error.errno) if error.errno else str(error)
             if error.errno == errno.EACCES:
                 reason += (" (add your user to the dialout group: sudo usermod -aG dialout "
                            "$USER, then log in again)")
+            elif error.errno in (errno.EAGAIN, errno.EWOULDBLOCK):   # exclusive: two readers
+                # of one port would each get half the bytes
+                reason = ("in use by another program (the station service? sudo systemctl "
+                          "stop station while you calibrate or measure from the command line)")
             raise PortNotFound(f"cannot open {s.port}: {reason}") from None
 
     def _write(self, command: str, deadline: float) -> None:

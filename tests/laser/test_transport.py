@@ -115,6 +115,16 @@ def test_missing_port_lists_what_it_sees(tmp_path):
         Transport(codec, LinkSettings("10c4:ea60", 19200)).open()
 
 
+@pytest.mark.parametrize("sim", ["jrt"], indirect=True)
+def test_a_port_in_use_is_not_shared(sim):
+    # two readers of one port (the service and `station calibrate laser`) would each get
+    # half the bytes: the second is refused, and told why
+    with link(sim) as transport:
+        with pytest.raises(PortNotFound, match="in use by another program.*systemctl stop"):
+            link(sim).open()
+        assert transport.request("measure", timeout=2).raw_mm == 254.0
+
+
 @pytest.mark.parametrize("sim", ["glm", "disto"], indirect=True)
 def test_unplug_replug_100_times_loses_and_duplicates_nothing(sim):
     """Each cycle: a whole reading is pushed and read by the host, half of the next frame
