@@ -51,7 +51,7 @@ DEFAULTS: dict[str, Any] = {
         "png_dir": "",                # png sink: where screens go
         "lcd_driver": "ssd1306",      # luma device class: ssd1306, sh1106, st7735, ili9341...
         "lcd_interface": "i2c",       # i2c | spi
-        "lcd_port": 1,
+        "lcd_port": -1,               # -1: the interface's usual on a Pi (I2C bus 1, SPI0)
         "lcd_address": 0x3C,
         "lcd_size": [128, 64],
         "web_host": "0.0.0.0",        # web sink: every network the Pi is on ("127.0.0.1": itself only)

@@ -218,10 +218,15 @@ class LumaSink:
         if device_class is None:
             raise SinkUnavailable(f"display.lcd_driver {driver!r} is not a luma.oled or luma.lcd "
                                   "device: use e.g. ssd1306, sh1106, st7735 or ili9341")
+        if port < 0:                          # a Pi's I2C bus 1; SPI0 with CE0 (docs/service.md)
+            port = 1 if interface == "i2c" else 0
         try:
             bus = (luma_serial.i2c(port=port, address=address) if interface == "i2c"
                    else luma_serial.spi(port=port, device=0))
             self._device = device_class(bus, width=size[0], height=size[1])
+        except ImportError as error:          # luma's SPI wants spidev and RPi.GPIO's API
+            raise SinkUnavailable(f"the {driver} screen on {interface} needs {error.name}: sudo "
+                                  "apt install python3-spidev python3-rpi-lgpio") from error
         except Exception as error:   # luma raises DeviceNotFoundError, OSError, ...
             raise SinkUnavailable(f"no {driver} screen on {interface} port {port} ({error}): "
                                   f"check the wiring and that {interface.upper()} is enabled "

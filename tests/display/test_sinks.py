@@ -39,6 +39,26 @@ def test_luma_dummy_device_gets_the_compact_layout(screens):
     assert 0.05 < lit < 0.6                                          # text drawn, not a blank
 
 
+@pytest.mark.parametrize("interface, port, bus", [("i2c", -1, ("i2c", 1)), ("spi", -1, ("spi", 0)),
+                                                  ("spi", 1, ("spi", 1))])
+def test_luma_screen_on_the_pis_usual_bus_unless_told(monkeypatch, interface, port, bus):
+    # docs/service.md wires an SPI screen to SPI0 (CE0), an I2C one to bus 1
+    import sys
+    from types import SimpleNamespace
+    luma_serial = pytest.importorskip("luma.core.interface.serial")
+    opened = []
+    monkeypatch.setattr(luma_serial, "i2c", lambda port, address: opened.append(("i2c", port)))
+    monkeypatch.setattr(luma_serial, "spi", lambda port, device: opened.append(("spi", port)))
+
+    class St7735:
+        def __init__(self, bus, width, height):
+            self.size = (width, height)
+
+    monkeypatch.setitem(sys.modules, "luma.lcd.device", SimpleNamespace(st7735=St7735))
+    LumaSink("st7735", interface, port, 0x3C, (160, 128))
+    assert opened == [bus]
+
+
 def test_pygame_sink_on_the_dummy_video_driver(screens, monkeypatch):
     pygame = pytest.importorskip("pygame")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
