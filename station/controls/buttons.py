@@ -26,6 +26,7 @@ class Intent(enum.Enum):
     NEXT = "next"
     REROLL = "reroll"
     QUIT = "quit"
+    PUSHED = "pushed"          # the laser tape sent a reading by itself (its own button)
 
 
 HOLD_GRACE_SECONDS = 5.0      # simulated hold: the longest wait for gpiozero to see it

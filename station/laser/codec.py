@@ -74,6 +74,9 @@ class Codec:
     # Commands that make the device push readings by itself (sent again after every
     # reconnect); None if it cannot, and `--watch` then asks for a reading in a loop.
     push_setup: ClassVar[tuple[str, ...] | None] = None
+    # Whether, once push_setup is sent, a press of the device's own button (and nothing
+    # else) sends a reading: the station then takes such readings as measurements.
+    button_pushes: ClassVar[bool] = False
 
     def feed(self, data: bytes) -> list[Event]:
         raise NotImplementedError

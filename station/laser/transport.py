@@ -103,6 +103,7 @@ class Transport:
         self.settings = settings
         self.on_event = on_event
         self.on_connect = on_connect          # commands to send after every (re)connect
+        self.on_pushed: Callable[[], None] | None = None   # called after each pushed reading
         self.connected = threading.Event()
         self.reconnects = 0
         self.last_error = ""                  # why the port could not be opened, last time
@@ -281,20 +282,24 @@ class Transport:
         while True:
             try:
                 self._pushed.put_nowait(event)
-                return
+                break
             except queue.Full:
                 try:
                     self._pushed.get_nowait()
                 except queue.Empty:
                     pass
+        self._call(self.on_pushed)
 
     def _notify(self, event: Event) -> None:
-        if self.on_event is None:
+        self._call(self.on_event, event)
+
+    def _call(self, callback: Callable[..., None] | None, *args: Event) -> None:
+        if callback is None:
             return
         try:
-            self.on_event(event)
+            callback(*args)
         except Exception:                     # the listener must outlive its callback
-            log.exception("laser on_event callback failed on %s", event)
+            log.exception("laser callback %s failed on %s", callback, args)
 
     def _reconnect(self) -> None:
         delay = self.settings.backoff_initial_s

@@ -130,6 +130,8 @@ class Station:
             roll_timeout=options.roll_timeout,
             hardware=hardware, show_live=self.display.show_live)
         self.controls.intents = self.session.intents
+        if self.laser is not None:            # the tape's own button measures too
+            self.laser.on_pushed(lambda: self.session.intents.put(Intent.PUSHED))
 
     def _sinks(self, hardware: dict[str, str]) -> list[Any]:
         settings, options = self.config.display, self.options

@@ -30,6 +30,7 @@ class TapeGauge:
         from station.laser.calibration import (CalibrationError, default_profile_path,
                                                load_profile)
         from station.laser.device import LaserDevice
+        from station.laser.protocols import codec_class
         try:
             profile = {} if calibration is None else load_profile(
                 Path(calibration).expanduser() if calibration else default_profile_path())
@@ -39,7 +40,10 @@ class TapeGauge:
             raise ConfigError("laser.calibration", f"{calibration} holds no calibration for {device}",
                               f"Run `station calibrate laser --device {device}`, or leave it empty")
         try:
-            self.tape = LaserDevice(device, port, baud or None, calibration=profile.get(device))
+            # a tape whose own button sends readings (GLM auto-sync, DISTO, the firmware
+            # tape's trigger) is set up to: each press is a measurement (`on_pushed`)
+            self.tape = LaserDevice(device, port, baud or None, calibration=profile.get(device),
+                                    watch=codec_class(device).button_pushes)
         except KeyError as error:
             raise ConfigError("laser.device", str(error).strip("'\""),
                               "Use one of those names, or device = \"none\"") from None
@@ -72,6 +76,21 @@ class TapeGauge:
         if isinstance(result, DeviceError):
             raise LaserError(f"the {self.device} reported error {result.code}: {result.message}")
         return result
+
+    def on_pushed(self, callback: Any) -> None:
+        """Call `callback()` (from the tape's listener thread) when it sends a reading."""
+        self.tape.transport.on_pushed = callback
+
+    def latest_pushed(self) -> Any:
+        """The last reading the tape sent by itself (older ones unshown are dropped: the
+        players pressed again), or None."""
+        from station.laser.codec import DeviceError
+        latest = None
+        while (event := self.tape.next_pushed(0)) is not None:
+            latest = event
+        if isinstance(latest, DeviceError):
+            raise LaserError(f"the {self.device} reported error {latest.code}: {latest.message}")
+        return latest
 
     def close(self) -> None:
         self.tape.close()

@@ -115,6 +115,8 @@ class Session:
                 self.reroll()
             elif intent is Intent.MEASURE:
                 self.measure()
+            elif intent is Intent.PUSHED:
+                self.measure(pushed=True)
         except Exception as error:          # nothing stops the station: say it, go back to idle
             log.exception("while handling %s", intent.value)
             self.problem(f"{type(error).__name__}: {error}")
@@ -184,15 +186,21 @@ class Session:
             return
         self.roll(manual=False, again=self.last)
 
-    def measure(self) -> None:
+    def measure(self, pushed: bool = False) -> None:
+        """MEASURE: ask the tape for a distance; `pushed`: take the one it sent by itself
+        (its own button was pressed)."""
         if self.laser is None:
-            self.idle("MEASURE: no laser tape is configured (laser.device in the config).",
-                      level="warn")
+            if not pushed:
+                self.idle("MEASURE: no laser tape is configured (laser.device in the config).",
+                          level="warn")
             return
-        self.set_state("measuring", self.base_screen("measuring", headline="…",
-                                                     prompt="Aim the laser tape and hold still"))
+        if not pushed:
+            self.set_state("measuring", self.base_screen(
+                "measuring", headline="…", prompt="Aim the laser tape and hold still"))
         try:
-            reading = self.laser.measure()
+            reading = self.laser.latest_pushed() if pushed else self.laser.measure()
+            if reading is None:               # already shown with an earlier press's intent
+                return
         except LaserError as error:
             if error.lost:                    # listed on every screen until it is back
                 self.hardware["laser"] = str(error)

@@ -178,6 +178,38 @@ def test_laser_unplugged_while_running_is_reported_and_the_dice_still_work(tmp_p
         station._stack.close()
 
 
+def test_the_tapes_own_button_measures_and_journals(tmp_path):
+    # GLM auto-sync (sent at connect): a press on the tape pushes a reading, which the
+    # station shows and journals as it does one asked for with MEASURE
+    from station.controls import Intent
+    journal_path = tmp_path / "j.sqlite"
+    station = Station(config.load(small_config(tmp_path)),
+                      Options(simulate=True, journal=journal_path, seed=3, roll_timeout=30))
+    shown = []
+    station.display.sinks.append(type("Keep", (), {"name": "keep", "show": shown.append,
+                                                   "close": lambda self=None: None}))
+    session, tape = station.session, station.laser.simulated
+    try:
+        session.idle()
+        deadline = time.monotonic() + 10
+        while not tape.device.auto_sync:
+            assert time.monotonic() < deadline, "auto-sync was not turned on at connect"
+            time.sleep(0.01)
+        tape.set_distance(762.0)
+        tape.press()
+        assert session.intents.get(timeout=10) is Intent.PUSHED
+        session.handle(Intent.PUSHED)
+        assert shown[-1].state == "measured" and shown[-1].headline == "30.0 in"
+        assert "MEAS-1" in shown[-1].rules
+        session.handle(Intent.PUSHED)          # nothing more was pushed: nothing changes
+        assert shown[-1].state == "measured" and len(shown) == 2
+    finally:
+        station._stack.close()
+    with Journal(journal_path) as journal:
+        [entry] = list(journal.entries(kind="measurement"))
+    assert entry.headline == "30.0 in"
+
+
 def test_a_laser_not_there_at_start_is_waited_for_and_named_on_the_screen():
     # A USB tape not plugged in when the Pi boots must not stop the station (systemd would
     # not restart it): the dice work, the screen names the tape, and it is used once there.

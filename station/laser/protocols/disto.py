@@ -29,6 +29,7 @@ class DistoCodec(Codec):
     baudrate = 9600
     commands = tuple(COMMANDS)
     push_setup = ()
+    button_pushes = True
 
     def __init__(self) -> None:
         self._buffer = bytearray()

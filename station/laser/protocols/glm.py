@@ -62,6 +62,7 @@ class GlmCodec(FramedCodec):
     baudrate = 9600          # ignored by Bluetooth rfcomm, kept for USB-serial bridges
     commands = tuple(COMMANDS)
     push_setup = ("auto_sync",)
+    button_pushes = True
     inner_headers = (PUSH_HEADER, KEEP_ALIVE)
     tail_prefix_min = 2
 

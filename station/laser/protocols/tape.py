@@ -45,6 +45,7 @@ class TapeCodec(Codec):
     baudrate = 115200           # USB CDC: the Pico takes any rate
     commands = tuple(COMMANDS)
     push_setup = ()             # the trigger sends readings by itself; nothing to switch on
+    button_pushes = True
 
     def __init__(self) -> None:
         self._buffer = bytearray()
