@@ -60,7 +60,8 @@ class TapeGauge:
         if transport.connected.is_set():
             return None
         return (f"the {self.device} is not connected ({transport.last_error or self.port}): "
-                "plug it in or fix laser.port; it is used as soon as it is there")
+                "switch it on and plug it in (or bind its Bluetooth port), or fix laser.port; "
+                "it is used as soon as it is there")
 
     def measure(self) -> Any:
         from station.laser.codec import DeviceError
