@@ -8,11 +8,18 @@ Sequence numbers that skip say lines were lost. Each answer names the command it
 an answer to an earlier command than the last one sent (the station gave up waiting) is a
 "stale" notice, never the answer to the request now waiting. A reading or error for the
 trigger (origin `btn`) is pushed, never that answer either.
+
+The Pico keeps what it wrote while nobody listened (MicroPython's USB serial holds it) and
+hands it over when the port is opened: answers to commands of an earlier connection and
+trigger readings from before it. Command numbers start at a random value, so an old answer
+is stale, not the answer to this connection's first command; and on connect the station
+sends PING (`push_setup`): trigger readings before its answer are stale.
 """
 
 from __future__ import annotations
 
 import binascii
+import random
 import re
 
 from station.laser.codec import Codec, DeviceError, Event, Notice, Reading, register
@@ -44,19 +51,24 @@ class TapeCodec(Codec):
     name = "tape"
     baudrate = 115200           # USB CDC: the Pico takes any rate
     commands = tuple(COMMANDS)
-    push_setup = ()             # the trigger sends readings by itself; nothing to switch on
+    # The trigger sends readings by itself; PING marks where the ones held from before the
+    # station connected end.
+    push_setup = ("ping",)
     button_pushes = True
 
-    def __init__(self) -> None:
+    def __init__(self, first_seq: int | None = None) -> None:
         self._buffer = bytearray()
-        self._host_seq = 0
+        self._host_seq = random.randrange(SEQ_LIMIT) if first_seq is None else first_seq
         self._latest: str | None = None     # our last command's number, as the tape says it
+        self._syncing: str | None = None    # our PING's number until its answer comes
         self._expected: int | None = None   # the tape's next sequence number
 
     def encode(self, command: str) -> bytes:
         if command not in COMMANDS:
             raise self._unknown(command)
         self._latest = str(self._host_seq)
+        if command == "ping":
+            self._syncing = self._latest
         body = b"%d %s" % (self._host_seq, COMMANDS[command].encode())
         self._host_seq = (self._host_seq + 1) % SEQ_LIMIT
         return body + b" *%04X\n" % crc16(body)
@@ -98,17 +110,25 @@ class TapeCodec(Codec):
         if kind == "MM" and (m := MM.fullmatch(fields)):
             if self._stale(m[3]):
                 return Notice("stale", f"tape: {m[1]} mm for an earlier request ({m[3]})")
+            if m[3] == "btn" and self._syncing is not None:
+                return Notice("stale", f"tape: {m[1]} mm from a trigger press before the "
+                                       "station connected")
             quality = None if m[2] == "-" else float(m[2])
             return Reading(float(m[1]), quality=quality, pushed=m[3] == "btn")
         if kind == "ERR" and (m := ERR.fullmatch(fields)):
             if self._stale(m[2]):
                 return Notice("stale", f"tape: error {m[1]} for an earlier request ({m[2]})")
+            if m[2] == "btn" and self._syncing is not None:
+                return Notice("stale", f"tape: trigger error {m[1]} from before the station "
+                                       "connected")
             # Only the trigger's errors are pushed: one with origin "-" (a firmware fault,
             # a broken config.py) also ends the measurement the station is waiting for.
             return DeviceError(m[1], f"laser tape: {m[3]}", pushed=m[2] == "btn")
         if kind == "BAD" and (m := BAD.fullmatch(fields)):
             return DeviceError("bad-command", f"the laser tape refused a command: {m[2]}")
         if kind == "OK" and (m := BAD.fullmatch(fields)):
+            if m[1] == self._syncing:           # all that was held from before has come
+                self._syncing = None
             return Notice("ok", m[2])
         if kind in NOTICES and fields:
             return Notice(NOTICES[kind], fields)
