@@ -70,6 +70,7 @@ class App:
         self._joined = []
         self.say("ERR", "internal", "-", printable(
             "firmware fault: %s %s" % (type(error).__name__, error), 60, " "))
+        self._led.steady(self._pattern(), self._clock.ticks_ms())   # nothing is pending now
 
     # --- the host -------------------------------------------------------------------------
     def _host_line(self, line, now):

@@ -21,6 +21,7 @@ FAILED = "failed"
 ACK = "ack"
 
 MAX_BUFFER = 64
+JRT_MAX_MM = 200000     # the longest JRT module measures 200 m (the station's jrt codec too)
 
 
 class Driver:
@@ -154,6 +155,8 @@ class JrtDriver(Driver):
             return (FAILED, "jrt:%d" % status, JRT_STATUS.get(status, "module error"))
         if reg == 0x0022 and count == 3:
             mm = (frame[6] << 24) | (frame[7] << 16) | (frame[8] << 8) | frame[9]
+            if mm > JRT_MAX_MM:     # an 8-bit sum lets noise through now and then
+                return (FAILED, "jrt:range", "module sent a distance beyond its range")
             return (READING, mm, (frame[10] << 8) | frame[11])
         if reg == 0x01BE and count == 1:
             return (ACK, LASER_ON if frame[7] else LASER_OFF)
@@ -209,7 +212,8 @@ class M80Driver(Driver):
             return (ACK, None)
         text = frame[3:10]
         if text[:3] == b"ERR":
-            code = text[3:].decode().replace("-", "")
+            # digits only: a space or a byte that is not text must not reach the line
+            code = "".join(chr(b) for b in text[3:] if 48 <= b <= 57)
             return (FAILED, "m80:" + (code or "ERR"), "module error")
         if not _is_decimal(text):
             return (FAILED, "m80:data", "module sent an unreadable distance")

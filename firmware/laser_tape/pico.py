@@ -6,7 +6,6 @@ import time
 
 import machine
 
-from . import config
 from .app import App
 from .drivers import DRIVERS
 from .protocol import format_line, printable
@@ -33,8 +32,19 @@ class UsbLink:
         sys.stdout.write(line)
 
 
+WHOLE_NUMBERS = ("UART_ID", "UART_TX_PIN", "UART_RX_PIN", "BUTTON_PIN", "DEBOUNCE_MS",
+                 "LONG_PRESS_MS", "MEASURE_TIMEOUT_MS", "LASER_TIMEOUT_MS", "PROBE_EVERY_MS")
+
+
 def build(link=None, clock=time):
-    """The tape as wired in config.py; a PC passes its own link and clock (firmware/host)."""
+    """The tape as wired in config.py; a PC passes its own link and clock (firmware/host).
+    A mistake in config.py raises here (imported here, not at the top, so that a typo in it
+    is caught too and said over USB by `run`)."""
+    from . import config
+    for name in WHOLE_NUMBERS + (("BAUD",) if config.BAUD else ()):
+        if not isinstance(getattr(config, name), int):
+            raise ValueError("config.%s is %r; give a whole number without quotes"
+                             % (name, getattr(config, name)))
     driver_class = DRIVERS.get(config.MODULE)
     if driver_class is None:
         raise ValueError("config.MODULE is %r; use one of %s" % (config.MODULE, sorted(DRIVERS)))
@@ -56,17 +66,22 @@ def build(link=None, clock=time):
     return App(clock, link or UsbLink(), driver_class(uart, clock), button, led, settings)
 
 
-def config_error_line(error):
-    """What the tape says, over and over, when config.py cannot work."""
-    return format_line(0, ("ERR", "config", "-", printable(str(error), 70, " ")))
+def config_error_line(error, seq=0):
+    """What the tape says, over and over, when config.py cannot work: our own checks' words,
+    or Python's (a name without quotes, a syntax error) with the error's type."""
+    text = str(error) if isinstance(error, ValueError) else "config.py: %s %s" % (
+        type(error).__name__, error)
+    return format_line(seq, ("ERR", "config", "-", printable(text, 70, " ")))
 
 
 def run():
     try:
         app = build()
-    except ValueError as error:         # e.g. a typo in config.MODULE: tell whoever listens
+    except Exception as error:          # any mistake in config.py: tell whoever listens
+        seq = 0
         while True:
-            sys.stdout.write(config_error_line(error))
+            sys.stdout.write(config_error_line(error, seq))
+            seq = (seq + 1) % 65536
             time.sleep_ms(2000)
     while True:
         try:

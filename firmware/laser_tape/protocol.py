@@ -38,11 +38,12 @@ def format_line(seq, fields):
 
 def printable(text, limit=24, lowest="!"):
     """Untrusted text made safe for a line: printable ASCII (from `lowest`; "!" keeps spaces
-    out), no "*", at most `limit` characters."""
+    out), no "*", at most `limit` characters; spaces single and inside (a line's fields are
+    one space apart)."""
     out = ""
     for ch in text[:limit]:
         out += ch if lowest <= ch <= "~" and ch != "*" else "?"
-    return out or "-"
+    return " ".join(out.split()) or "-"
 
 
 class Command:

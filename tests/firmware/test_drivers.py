@@ -47,6 +47,11 @@ def test_request_frames(driver, request_, frame, clock):
     (M80Driver, "80 06 83 30 30 30 2E 36 31 39 99", (READING, 619, None)),
     (M80Driver, "80 06 82 30 30 30 2E 36 31 39 9A", (READING, 619, None)),
     (M80Driver, "80 06 83" + b"ERR--15".hex() + "4E", (FAILED, "m80:15", "module error")),
+    # noise an 8-bit checksum lets through: never a 16.7 km reading, never a broken line
+    (JrtDriver, "AA 00 00 22 00 03 00 FF FF FF 00 18 3A",
+     (FAILED, "jrt:range", "module sent a distance beyond its range")),
+    (M80Driver, "80 06 83 45 52 52 20 31 00 35 88", (FAILED, "m80:15", "module error")),
+    (M80Driver, "80 06 83 45 52 52 FF FE 2D 31 B3", (FAILED, "m80:1", "module error")),
 ])
 def test_measurement_answers(driver, answer, event, clock):
     wire = Wire()

@@ -225,6 +225,37 @@ def test_any_bytes_from_the_host_get_lines_with_valid_crcs_and_no_crash(tape, ch
     assert fields(tape.lines())[-1] == "OK 7 PING"
 
 
+def test_config_mistakes_are_said_in_a_line_the_station_reads(clock):
+    from firmware.laser_tape.pico import config_error_line
+    from station.laser.codec import DeviceError
+    from station.laser.protocols.tape import TapeCodec
+
+    with pytest.raises(ValueError, match="config.BAUD is '9600'; give a whole number") as error:
+        HostedTape("m80", clock=clock, BAUD="9600")        # machine.UART would raise TypeError
+    lines = [config_error_line(error.value),
+             config_error_line(NameError("name 'm80' isn't defined"), 1)]   # MODULE = m80
+    assert fields([line.rstrip("\n") for line in lines])[1] == (
+        "ERR config - config.py: NameError name 'm80' isn't defined")
+    events = TapeCodec().feed("".join(lines).encode())
+    assert [type(e) for e in events] == [DeviceError, DeviceError]    # numbered on, not lost
+
+
+@pytest.mark.parametrize("error", [ValueError(), UnicodeError(), KeyError("x" * 80),
+                                   OSError("  two   spaces ")])
+def test_any_firmware_fault_gives_a_line_the_station_reads(tape, error):
+    from station.laser.codec import DeviceError
+    from station.laser.protocols.tape import TapeCodec
+
+    tape.send("MEASURE\n")
+    tape.run(2)
+    assert tape.app._led._steady == patterns.MEASURING
+    tape.app.report_fault(error)
+    [line] = tape.lines()
+    [event] = TapeCodec().feed(line.encode() + b"\n")
+    assert isinstance(event, DeviceError) and event.code == "internal"
+    assert tape.app._led._steady == patterns.IDLE        # no longer blinks "measuring"
+
+
 def test_a_firmware_fault_is_reported_and_the_tape_carries_on(tape):
     tape.app.report_fault(ZeroDivisionError("division by zero"))
     assert fields(tape.lines()) == ["ERR internal - firmware fault: ZeroDivisionError "
