@@ -162,6 +162,12 @@ class PathResult:
 Segment = tuple[Point, Point]
 
 
+def _stops_sooner(t: float, stop_t: float, blocker: object) -> bool:
+    """Contact at `t` along the path stops it before `stop_t`: a move that ends exactly in
+    contact (nothing met before) has met what it touches (WM-THR-3's extra die)."""
+    return t < stop_t - EPS or (blocker is None and t <= stop_t + EPS)
+
+
 def straight_path(start: Point, end: Point, mover_base_in: float, models: Sequence[Model],
                   passes_over: Callable[[Model], bool],
                   obstacles: Sequence[Segment] = ()) -> PathResult:
@@ -185,11 +191,11 @@ def straight_path(start: Point, end: Point, mover_base_in: float, models: Sequen
             continue
         if passes_over(model):
             contacts.append((t, model))
-        elif t < stop_t - EPS:
+        elif _stops_sooner(t, stop_t, blocker):
             stop_t, blocker = t, model
     for segment in obstacles:
         t = _segment_contact(start, u, segment, radius)
-        if t is not None and t < stop_t - EPS:
+        if t is not None and _stops_sooner(t, stop_t, blocker):
             stop_t, blocker = t, "obstacle"
     stop = (_clean(start[0] + u[0] * stop_t), _clean(start[1] + u[1] * stop_t))
     passed = tuple(m for t, m in sorted(contacts, key=lambda c: c[0]) if t < stop_t - EPS)

@@ -418,16 +418,18 @@ def throw(rec: Record, strength: int, target_str: int, two_hands: bool, base: st
             return rec.outcome("thrown", p_thrown * p_hit, "thrown into the other model",
                                deviation_direction=None, deviation_in=0, attack_total=total,
                                headline=f"THROWN {throw_in:g}\" into the model", **fields)
+        aimed_in = at_distance              # deviates from that model's centre
         direction, rolled, capped, p_dev = deviate(rec, at_distance, "d3",
                                                    "the centre of the model thrown at")
         p = p_thrown * (1 - p_hit) * p_dev
         fields["attack_total"] = total
     else:
+        aimed_in = throw_in
         origin = ("the point at throw distance on the line to the model"
                   if at_distance is not None else "the intended point")
         direction, rolled, capped, p_dev = deviate(rec, throw_in, "d3", origin)
         p = p_thrown * p_dev
-    intended, landing = geo.throw_points((0.0, 0.0), 0.0, throw_in, direction, capped)
+    intended, landing = geo.throw_points((0.0, 0.0), 0.0, aimed_in, direction, capped)
     rec.step("WM-THR-2", "moves in a straight line to the landing point, over smaller bases; "
                          "stops on contact with an obstacle or an equal or larger base")
     _damage_steps(rec)
@@ -448,10 +450,10 @@ def _damage_steps(rec: Record) -> None:
 
 # --- damage rolls -------------------------------------------------------------------------------
 
-DAMAGE_KINDS = {
-    "direct": ("WM-AOE-1", True), "blast": ("WM-AOE-1", True),
-    "throw": ("WM-THR-3", True), "collateral": ("WM-THR-4", False),
-    "slam": ("WM-SLAM-1", True), "trample": ("WM-TRM-1", True),
+DAMAGE_KINDS = {   # kind: (rule, boostable, may take the extra die for contact)
+    "direct": ("WM-AOE-1", True, True), "blast": ("WM-AOE-1", True, False),
+    "throw": ("WM-THR-3", True, True), "collateral": ("WM-THR-4", False, False),
+    "slam": ("WM-SLAM-1", True, True), "trample": ("WM-TRM-1", True, False),
 }
 
 
@@ -471,9 +473,13 @@ def damage(rec: Record, power: int, kind: str, extra_die: bool, boosted: bool,
            arm: int | None) -> Outcome:
     """2d6 + POW; WM-AOE-1 blast ½POW; WM-THR-3 +1 die on contact; WM-THR-4 collateral is
     not boostable; WM-SLAM-1 +1 die against solid terrain."""
-    rule, boostable = DAMAGE_KINDS[kind]
+    rule, boostable, contact_die = DAMAGE_KINDS[kind]
     if boosted and not boostable:
         raise RuleRefused("WM-THR-4: collateral damage cannot be boosted")
+    if extra_die and not contact_die:
+        raise RuleRefused(f"{rule}: {kind} damage takes no extra die; it is for a thrown or "
+                          "slammed model that contacted an obstacle or an equal or larger base "
+                          "(WM-THR-3, WM-SLAM-1)")
     return damage_roll(rec, rule, kind, power, extra_die, boosted, arm)
 
 
@@ -514,11 +520,11 @@ def slam(rec: Record, strength: int, wall_in: float | None, boosted: bool,
          arm: int | None) -> Outcome:
     """WM-SLAM-1, the seed's example: slammed d6", stops at a wall, 3d6 + STR."""
     rolled = int(rec.take("d6", 1, "slam distance")[0].value)
-    walled = wall_in is not None and wall_in < rolled
+    walled = wall_in is not None and wall_in <= rolled   # ending against it is contact
     moved = wall_in if walled else rolled
     rec.step("WM-SLAM-1", f"slammed {rolled}\" back" + (
         f", stops against solid terrain after {wall_in:g}\": +1 damage die" if walled else ""))
-    p_walled = D6.prob(lambda f: wall_in is not None and wall_in < f)
+    p_walled = D6.prob(lambda f: wall_in is not None and wall_in <= f)
     p_moved = p_walled if walled else D6.prob(rolled)
     return damage_roll(rec, "WM-SLAM-1", "slam", strength, walled, boosted, arm,
                        p_before=p_moved,

@@ -116,6 +116,16 @@ def test_wm_slam1_seed_wall_after_4_inches():
     assert result.travelled_in == pytest.approx(4)
 
 
+def test_a_move_that_ends_touching_a_wall_has_met_it():
+    """Slammed exactly the 4" to the wall: it ends in contact, and contact is what adds the
+    die (WM-SLAM-1, WM-THR-3)."""
+    wall = ((-5, 4 + MEDIUM / 2 + 4), (5, 4 + MEDIUM / 2 + 4))
+    result = geo.straight_path((0, 4), (0, 8), MEDIUM, [], lambda m: True, [wall])
+    assert result.blocked_by == "obstacle" and result.travelled_in == pytest.approx(4)
+    short = geo.straight_path((0, 4), (0, 7.9), MEDIUM, [], lambda m: True, [wall])
+    assert short.blocked_by is None
+
+
 def test_wall_end_is_met_by_the_edge_of_the_base():
     # a 2" base moving along y=0 meets the end (5, 0.5) of a wall lying beside its path
     wall = ((5, 0.5), (5, 3))

@@ -60,6 +60,12 @@ def test_wm_thr5_throw_at_a_model_within_distance_hits_without_deviation(run):
                  "mat=6", "at_def=14", dice="3 3 1 4 3 2 6")
     # the miss deviates from the model's centre: d3 from 6 → 3", capped at 4/2 = 2"
     assert missed.fields["deviation_direction"] == 2 and missed.fields["deviation_in"] == 2
+    # ... and lands from that centre, 3" away, not from the 6" throw distance: direction 1
+    # runs along the throw, 1.5" (capped at 3/2) beyond the model
+    ahead = run("wm.throw", "str=10", "target_str=5", "two_hands=1", "at_distance=3", "mat=5",
+                "at_def=15", dice="3 3 1 1 2 1 6")
+    assert ahead.fields["deviation_direction"] == 1 and ahead.fields["deviation_in"] == 1.5
+    assert ahead.fields["landing_offset_in"] == pytest.approx([0, 4.5])
 
 
 def test_wm_thr5_needs_two_hands_and_the_attack_stats(run):
@@ -300,6 +306,8 @@ def test_wm_slam1_seed_wall_after_4_inches_adds_a_die(run):
     assert out.fields["damage_total"] == 2 + 3 + 4 + 12 and len(out.dice) == 4
     short = run("wm.slam", "str=12", "wall_in=4", dice="3 2 3")
     assert short.fields["hit_wall"] is False and short.fields["damage_total"] == 17
+    against = run("wm.slam", "str=12", "wall_in=4", dice="4 2 3 4")   # ends touching it
+    assert against.fields["hit_wall"] is True and against.fields["damage_total"] == 21
 
 
 def test_wm_slam_odds_match_enumeration(odds_check):
@@ -313,6 +321,9 @@ def test_wm_damage_kinds(run):
     assert thrown.fields["damage_total"] == 21 and thrown.fields["damage"] == 3
     with pytest.raises(RuleRefused, match="WM-THR-4"):
         run("wm.damage", "pow=11", "kind=collateral", "boosted=1")
+    for kind, rule in (("collateral", "WM-THR-4"), ("blast", "WM-AOE-1"), ("trample", "WM-TRM-1")):
+        with pytest.raises(RuleRefused, match=f"{rule}: {kind} damage takes no extra die"):
+            run("wm.damage", "pow=11", f"kind={kind}", "extra_die=1")
 
 
 def test_wm_trm1_trample(run):
