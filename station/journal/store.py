@@ -5,6 +5,9 @@ the JPEG frame a reading was made from; a `dice` table holds each die a reading 
 fairness statistics. Every write is its own transaction, committed with synchronous=FULL
 before the caller shows anything: what the screen showed is on disk, even if the process is
 killed the next instant.
+
+The `station journal` commands open it read-only: they never create, add tables to or
+convert a file, and a damaged file or entry is a JournalError that says so.
 """
 
 from __future__ import annotations
@@ -42,6 +45,12 @@ CREATE TABLE IF NOT EXISTS dice (
 CREATE INDEX IF NOT EXISTS entries_kind ON entries(kind, id);
 """
 COLUMNS = "id, at, kind, action, headline, parent, data, frame"
+# What a file must hold to be read as a journal.
+TABLES = {"entries": set(COLUMNS.split(", ")),
+          "dice": {"entry_id", "idx", "kind", "value", "colour", "x", "y", "x_mm", "y_mm",
+                   "bearing_deg", "confidence", "flags"}}
+SQLITE_INT_MAX = 2 ** 63 - 1      # larger Python ints cannot be bound to a query
+DAMAGED = "It may be damaged: keep a copy; `sqlite3 {path} .recover` saves what can be read"
 
 
 @dataclass(frozen=True)
@@ -62,23 +71,53 @@ class Entry:
 
 
 class JournalError(Exception):
-    """The journal file cannot be opened or is not a station journal."""
+    """The journal file cannot be opened or read, is not a station journal, or is damaged."""
 
 
 class Journal:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False) -> None:
+        """Open (and create, unless `readonly`) the journal at `path`."""
         self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
+            if readonly:
+                # mode=ro: reading someone else's database must not add tables to it or
+                # switch it to WAL, nor turn an empty file into a journal.
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                           check_same_thread=False, isolation_level=None)
+                self._check_tables(allow_new=False)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, check_same_thread=False,
+                                           isolation_level=None)
+                self._check_tables(allow_new=True)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(SCHEMA)
         except (sqlite3.Error, OSError) as error:
+            self.close()
             raise JournalError(f"cannot open the journal {self.path}: {error}") from error
+        except JournalError:
+            self.close()
+            raise
+
+    def _check_tables(self, allow_new: bool) -> None:
+        """A station journal, or (`allow_new`) a file with no tables yet."""
+        names = {row[0] for row in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if allow_new and not names:
+            return
+        wrong = [table for table, columns in TABLES.items()
+                 if not columns <= {row[1] for row in self._db.execute(
+                     f"PRAGMA table_info({table})")}]
+        if wrong:
+            what = "is empty" if not names else f"has no {' or '.join(wrong)} table as a journal has"
+            raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
+                               "journal file `station run` writes (journal.path in its config)")
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
 
     def __enter__(self) -> "Journal":
         return self
@@ -140,27 +179,53 @@ class Journal:
             args.extend(kinds)
         sql += " ORDER BY id DESC"
         if limit:
+            if limit < 0:
+                raise ValueError(f"limit {limit}: give a number of entries, 0 or more")
             sql += " LIMIT ?"
-            args.append(limit)
-        for row in reversed(self._db.execute(sql, args).fetchall()):
-            yield _entry(row)
+            args.append(min(limit, SQLITE_INT_MAX))     # more than there can be: all of them
+        for row in reversed(self._query(sql, args)):
+            yield self._entry(row)
 
     def get(self, entry_id: int) -> Entry | None:
-        row = self._db.execute(
-            f"SELECT {COLUMNS} FROM entries WHERE id=?",
-            (entry_id,)).fetchone()
-        return _entry(row) if row else None
+        if not -SQLITE_INT_MAX <= entry_id <= SQLITE_INT_MAX:
+            return None                                 # no row can have such an id
+        rows = self._query(f"SELECT {COLUMNS} FROM entries WHERE id=?", (entry_id,))
+        return self._entry(rows[0]) if rows else None
 
     def readings_of(self, outcome_id: int) -> list[Entry]:
-        rows = self._db.execute(
+        rows = self._query(
             f"SELECT {COLUMNS} FROM entries WHERE parent=? ORDER BY id", (outcome_id,))
-        return [_entry(row) for row in rows]
+        return [self._entry(row) for row in rows]
 
     def dice_rows(self) -> list[tuple[str, str, str]]:
         """(kind, colour, value) of every readable die of every reading that led to an outcome."""
-        return list(self._db.execute(
+        return self._query(
             "SELECT d.kind, COALESCE(d.colour, '?'), d.value FROM dice d JOIN entries e "
-            "ON e.id = d.entry_id WHERE d.value IS NOT NULL AND e.parent IS NOT NULL"))
+            "ON e.id = d.entry_id WHERE d.value IS NOT NULL AND e.parent IS NOT NULL")
+
+    def _query(self, sql: str, args: Any = ()) -> list[tuple]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as error:
+            raise JournalError(f"cannot read the journal {self.path}: {error}. "
+                               + DAMAGED.format(path=self.path)) from None
+
+    def _entry(self, row: tuple) -> Entry:
+        """The row as an Entry; JournalError naming the entry if it is not what was written."""
+        try:
+            data = json.loads(row[6])
+        except (TypeError, ValueError):
+            data = None
+        fields_ok = (all(isinstance(v, str) for v in row[1:5])
+                     and (row[5] is None or isinstance(row[5], int))
+                     and (row[7] is None or isinstance(row[7], bytes)))
+        if not isinstance(data, dict) or not fields_ok:
+            what = "its data is not a JSON object" if not isinstance(data, dict) else \
+                "a column holds the wrong type"
+            raise JournalError(f"entry #{row[0]} of the journal {self.path} is damaged: {what}. "
+                               "Keep a copy of the file; `station journal show ID` still "
+                               "shows the other entries")
+        return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7])
 
 
 class _Transaction:
@@ -172,10 +237,6 @@ class _Transaction:
 
     def __exit__(self, exc_type, *rest) -> None:
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def _entry(row: tuple) -> Entry:
-    return Entry(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
 
 
 def _json_default(value: Any) -> Any:

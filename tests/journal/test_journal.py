@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from station.cli import main
-from station.journal import Journal
+from station.journal import Journal, JournalError
 from station.journal.stats import chi_square_sf, face_stats
 
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
@@ -108,3 +108,105 @@ def test_cli_errors_name_the_fix(tmp_path, capsys):
     Journal(path).close()
     assert main(["journal", "show", "99", "--journal", str(path)]) == 2
     assert "no entry #99" in capsys.readouterr().err
+
+
+def journal_cli(capsys, *argv) -> tuple[int, str, str]:
+    status = main(["journal", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_read_commands_open_the_journal_read_only(tmp_path, capsys):
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE scores (player TEXT)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    for path in (other, empty):
+        for command in (["list"], ["show", "1"], ["export"], ["stats"]):
+            status, _, err = journal_cli(capsys, *command, "--journal", str(path))
+            assert status == 2 and "is not a station journal" in err, (path, command)
+    assert other.read_bytes() == before          # no tables added, not switched to WAL
+    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert empty.stat().st_size == 0
+    # the station itself will not make someone else's database its journal either
+    with pytest.raises(JournalError, match="not a station journal"):
+        Journal(other)
+    assert other.read_bytes() == before
+
+
+def test_a_damaged_journal_is_said_plainly(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        for _ in range(40):
+            fill(journal)
+    data = bytearray(path.read_bytes())
+    page = sqlite3.connect(path).execute("PRAGMA page_size").fetchone()[0]
+    data[page:] = b"\x55" * (len(data) - page)    # every page but the schema's
+    path.write_bytes(data)
+    for command in (["list"], ["list", "--all"], ["show", "3"], ["export"], ["stats"]):
+        status, _, err = journal_cli(capsys, *command, "--journal", str(path))
+        assert status == 2, command
+        assert "cannot read the journal" in err and ".recover" in err, command
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"x" * 600)
+    status, _, err = journal_cli(capsys, "list", "--journal", str(junk))
+    assert status == 2 and "cannot open the journal" in err and "not a database" in err
+
+
+def test_an_entry_that_is_not_json_is_named(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        reading, outcome, measurement = fill(journal)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET data='{not json' WHERE id=?", (outcome,))
+    db.commit()
+    db.close()
+    for command in (["list"], ["show", str(outcome)], ["export"]):
+        status, _, err = journal_cli(capsys, *command, "--journal", str(path))
+        assert status == 2 and f"entry #{outcome} of the journal" in err, command
+    status, out, _ = journal_cli(capsys, "show", str(measurement), "--journal", str(path))
+    assert status == 0 and "7.1 in" in out
+
+
+def test_show_checks_its_output_files_first(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        reading, outcome, measurement = fill(journal)
+    (tmp_path / "a-file").touch()
+    refused = [("--png", str(tmp_path / "x.xyz"), "ending in .png"),
+               ("--png", str(tmp_path / "noext"), "ending in .png"),
+               ("--png", str(tmp_path / "a-file" / "x.png"), "is a file, not a folder"),
+               ("--frame", str(tmp_path), "is a folder"),
+               ("--frame", str(tmp_path / "a-file" / "x.jpg"), "is a file, not a folder")]
+    for option, target, said in refused:
+        status, out, err = journal_cli(capsys, "show", str(reading), option, target,
+                                       "--journal", str(path))
+        assert status == 2 and said in err and out == "", (option, target)
+    png, frame = tmp_path / "new" / "shown.png", tmp_path / "new" / "deeper" / "frame.jpg"
+    status, _, _ = journal_cli(capsys, "show", str(reading), "--png", str(png),
+                               "--frame", str(frame), "--journal", str(path))
+    assert status == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert frame.read_bytes() == b"\xff\xd8jpeg"
+
+
+def test_ids_and_limits_out_of_range(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        reading, outcome, measurement = fill(journal)
+    huge = "99999999999999999999"
+    status, _, err = journal_cli(capsys, "show", huge, "--journal", str(path))
+    assert status == 2 and f"no entry #{huge}" in err
+    status, out, _ = journal_cli(capsys, "list", "--limit", huge, "--journal", str(path),
+                                 "--json")
+    assert status == 0 and len(json.loads(out)) == 2
+    for bad in ("-5", "nan", "2.5"):
+        with pytest.raises(SystemExit) as exit:
+            main(["journal", "list", "--limit", bad, "--journal", str(path)])
+        assert exit.value.code == 2
+        assert "give a whole number of entries from 0" in capsys.readouterr().err
+    status, _, err = journal_cli(capsys, "list", "--journal", str(tmp_path))
+    assert status == 2 and "is a folder" in err

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from station.cli import UsageError
+from station.cli.inputs import number, output_file, write_output
 from station.config import DEFAULT_JOURNAL
 
 
@@ -20,7 +24,8 @@ def register(registry) -> None:
 
     p = journal_arg(registry.command("journal list", "list outcomes and measurements", list_entries))
     p.add_argument("--all", action="store_true", help="readings too (every tray the camera read)")
-    p.add_argument("--limit", type=int, default=50, help="the last N entries (0: all)")
+    p.add_argument("--limit", type=number("entries", 0, integer=True), default=50,
+                   help="the last N entries (0: all)")
     p.add_argument("--json", action="store_true", help="one JSON array")
     p = journal_arg(registry.command(
         "journal show", "show one entry again: redraws the screen of an outcome", show_entry))
@@ -35,15 +40,21 @@ def register(registry) -> None:
     p.add_argument("--json", action="store_true")
 
 
-def _open(args):
+@contextmanager
+def _open(args) -> Iterator:
+    """The journal, read-only; a file that cannot be read (or a damaged entry met while
+    reading) is a UsageError."""
     from station.journal import Journal, JournalError
     path = Path(args.journal).expanduser()
     if not path.exists():
         raise UsageError(f"no journal at {path}: run `station run` first, or give --journal PATH")
+    if path.is_dir():
+        raise UsageError(f"--journal {path} is a folder: give the journal file in it")
     try:
-        return Journal(path)
+        with Journal(path, readonly=True) as journal:
+            yield journal
     except JournalError as error:
-        raise UsageError(str(error)) from error
+        raise UsageError(str(error)) from None
 
 
 def list_entries(args) -> int:
@@ -69,6 +80,9 @@ def show_entry(args) -> int:
     from station.display.sinks import TerminalSink
     from station.service.replay import screen_of
 
+    # Checked before the work: a name PIL or the file system refuses would fail at the end.
+    png = output_file(args.png, "--png", (".png",)) if args.png else None
+    frame_path = output_file(args.frame, "--frame") if args.frame else None
     with _open(args) as journal:
         entry = journal.get(args.id)
         if entry is None:
@@ -77,15 +91,17 @@ def show_entry(args) -> int:
             print(json.dumps(entry.to_json(), indent=1))
         else:
             TerminalSink(sys.stdout, in_place=False).show(screen_of(journal, entry))
-        if args.png:
-            render(screen_of(journal, entry)).save(args.png)
+        if png:
+            picture = io.BytesIO()
+            render(screen_of(journal, entry)).save(picture, format="PNG")
+            write_output(png, "--png", picture.getvalue())
             print(f"screen written to {args.png}", file=sys.stderr)
-        if args.frame:
+        if frame_path:
             frame = entry.frame or next((r.frame for r in reversed(journal.readings_of(entry.id))
                                          if r.frame), None)
             if frame is None:
                 raise UsageError(f"entry #{entry.id} has no frame (typed in, or a measurement)")
-            Path(args.frame).write_bytes(frame)
+            write_output(frame_path, "--frame", frame)
             print(f"frame written to {args.frame}", file=sys.stderr)
     return 0
 
