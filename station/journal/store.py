@@ -13,11 +13,16 @@ convert a file, and a damaged file or entry is a JournalError that says so.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -49,6 +54,11 @@ COLUMNS = "id, at, kind, action, headline, parent, data, frame"
 TABLES = {"entries": set(COLUMNS.split(", ")),
           "dice": {"entry_id", "idx", "kind", "value", "colour", "x", "y", "x_mm", "y_mm",
                    "bearing_deg", "confidence", "flags"}}
+# Another program (a backup, an sqlite3 shell) may hold the journal's write lock for a
+# while: each write waits BUSY_TIMEOUT_S for it, and tries again until WRITE_PATIENCE_S
+# have passed, so that no roll is lost to a lock held for a few seconds.
+BUSY_TIMEOUT_S = 30.0
+WRITE_PATIENCE_S = 300.0
 SQLITE_INT_MAX = 2 ** 63 - 1      # larger Python ints cannot be bound to a query
 DAMAGED = "It may be damaged: keep a copy; `sqlite3 {path} .recover` saves what can be read"
 
@@ -84,12 +94,13 @@ class Journal:
                 # mode=ro: reading someone else's database must not add tables to it or
                 # switch it to WAL, nor turn an empty file into a journal.
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                           check_same_thread=False, isolation_level=None)
+                                           timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                                           isolation_level=None)
                 self._check_tables(allow_new=False)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, check_same_thread=False,
-                                           isolation_level=None)
+                self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
+                                           check_same_thread=False, isolation_level=None)
                 self._check_tables(allow_new=True)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
@@ -130,7 +141,7 @@ class Journal:
     def add_reading(self, action: str, headline: str, data: dict[str, Any],
                     dice: list[dict[str, Any]], frame: bytes | None) -> int:
         """A tray reading: the dice seen (DetectedDie.to_json() dicts) and the JPEG frame."""
-        with self._transaction():
+        def write() -> int:
             entry_id = self._insert("reading", action, headline, {**data, "dice": dice}, frame)
             self._db.executemany(
                 "INSERT INTO dice VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -139,20 +150,21 @@ class Journal:
                   *(d.get("center_mm") or (None, None)), d.get("bearing_deg"),
                   d.get("confidence"), ",".join(d.get("flags", [])))
                  for i, d in enumerate(dice)])
-        return entry_id
+            return entry_id
+        return self._write(write)
 
     def add_outcome(self, action: str, headline: str, data: dict[str, Any],
                     readings: list[int]) -> int:
         """A resolved ruling; `readings` are the entries its dice came from."""
-        with self._transaction():
+        def write() -> int:
             entry_id = self._insert("outcome", action, headline, data, None)
             self._db.executemany("UPDATE entries SET parent=? WHERE id=?",
                                  [(entry_id, r) for r in readings])
-        return entry_id
+            return entry_id
+        return self._write(write)
 
     def add_measurement(self, action: str, headline: str, data: dict[str, Any]) -> int:
-        with self._transaction():
-            return self._insert("measurement", action, headline, data, None)
+        return self._write(lambda: self._insert("measurement", action, headline, data, None))
 
     def _insert(self, kind: str, action: str, headline: str, data: dict[str, Any],
                 frame: bytes | None) -> int:
@@ -162,8 +174,43 @@ class Journal:
             (at, kind, action, headline, json.dumps(data, default=_json_default), frame))
         return int(cursor.lastrowid)
 
-    def _transaction(self):
-        return _Transaction(self._db)
+    def _write(self, work: Callable[[], int]) -> int:
+        """Run `work` in a transaction of its own and commit it (synchronous=FULL: on disk
+        when this returns). While another program holds the write lock, try again; a
+        JournalError only when the journal cannot be written."""
+        deadline = time.monotonic() + WRITE_PATIENCE_S
+        while True:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                result = work()
+                self._db.execute("COMMIT")
+                return result
+            except sqlite3.Error as error:
+                self._rollback()
+                busy = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (
+                    sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                if not busy:
+                    raise JournalError(f"cannot write to the journal {self.path}: {error}. "
+                                       "Check the disk (full? read-only?) and the file's "
+                                       "permissions") from error
+                if time.monotonic() >= deadline:
+                    raise JournalError(
+                        f"cannot write to the journal {self.path}: another program has held "
+                        f"it locked for over {WRITE_PATIENCE_S:g} s. Close it (an sqlite3 "
+                        "shell, a backup), then try again") from error
+                log.warning("the journal %s is locked by another program; trying again",
+                            self.path)
+                time.sleep(0.1)     # should SQLite give up at once, do not spin
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass        # the failed statement already ended the transaction
 
     # --- reading -------------------------------------------------------------------------
 
@@ -226,17 +273,6 @@ class Journal:
                                "Keep a copy of the file; `station journal show ID` still "
                                "shows the other entries")
         return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7])
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, *rest) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
 def _json_default(value: Any) -> Any:

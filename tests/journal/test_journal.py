@@ -3,11 +3,13 @@
 import json
 import random
 import sqlite3
+import threading
+import time
 
 import pytest
 
 from station.cli import main
-from station.journal import Journal, JournalError
+from station.journal import Journal, JournalError, store
 from station.journal.stats import chi_square_sf, face_stats
 
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
@@ -210,3 +212,48 @@ def test_ids_and_limits_out_of_range(tmp_path, capsys):
         assert "give a whole number of entries from 0" in capsys.readouterr().err
     status, _, err = journal_cli(capsys, "list", "--journal", str(tmp_path))
     assert status == 2 and "is a folder" in err
+
+
+def hold_write_lock(path, seconds: float) -> threading.Thread:
+    """Another program holding the journal's write lock for `seconds`."""
+    locked = threading.Event()
+
+    def hold() -> None:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        locked.set()
+        time.sleep(seconds)
+        db.execute("COMMIT")
+        db.close()
+    thread = threading.Thread(target=hold)
+    thread.start()
+    locked.wait()
+    return thread
+
+
+def test_writes_wait_long_for_another_program_s_lock(tmp_path):
+    with Journal(tmp_path / "j.sqlite") as journal:
+        timeout_ms = journal._db.execute("PRAGMA busy_timeout").fetchone()[0]
+    assert timeout_ms >= 30_000
+
+
+def test_a_write_blocked_past_the_busy_timeout_is_tried_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        holder = hold_write_lock(path, 1.0)
+        entry_id = journal.add_measurement("x", "7.1 in", {"inches": 7.1})
+        holder.join()
+        assert journal.get(entry_id).headline == "7.1 in"
+
+
+def test_a_journal_locked_for_good_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(store, "WRITE_PATIENCE_S", 0.3)
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        holder = hold_write_lock(path, 1.0)
+        with pytest.raises(JournalError, match="another program has held it locked"):
+            journal.add_measurement("x", "7.1 in", {"inches": 7.1})
+        holder.join()
+        assert journal.add_measurement("x", "7.2 in", {"inches": 7.2})   # not left in a transaction
