@@ -257,3 +257,18 @@ def test_a_journal_locked_for_good_is_a_clear_error(tmp_path, monkeypatch):
             journal.add_measurement("x", "7.1 in", {"inches": 7.1})
         holder.join()
         assert journal.add_measurement("x", "7.2 in", {"inches": 7.2})   # not left in a transaction
+
+
+def test_the_station_stops_with_a_message_when_its_journal_cannot_be_written(
+        tmp_path, monkeypatch, capsys):
+    import station.service.app as app
+
+    class Station:
+        def __init__(self, config, options) -> None:
+            pass
+
+        def run(self) -> int:
+            raise JournalError("cannot write to the journal j.sqlite: disk I/O error")
+    monkeypatch.setattr(app, "Station", Station)
+    assert main(["run", "--simulate", "--journal", str(tmp_path / "j.sqlite")]) == 1
+    assert "station: error: cannot write to the journal" in capsys.readouterr().err

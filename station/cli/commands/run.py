@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from station.cli import UsageError
@@ -31,6 +32,7 @@ def register(registry) -> None:
 
 def run(args) -> int:
     from station.config import ConfigError, load
+    from station.journal import JournalError
     from station.rules import actions as rules
     from station.service.app import Options, Station, parse_script
 
@@ -45,4 +47,8 @@ def run(args) -> int:
         station = Station(config, options)
     except ConfigError as error:
         raise UsageError(f"configuration: {error}") from None
-    return station.run()
+    try:
+        return station.run()
+    except JournalError as error:       # the journal could not be written: said, not a traceback
+        print(f"station: error: {error}", file=sys.stderr)
+        return 1
