@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from station.cli import UsageError
+from station.cli.commands.read import load_image
 from station.vision.constants import (DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, SMALL_DIE_PX,
                                       SOFT_SHARE, UP_EDGES)
 
@@ -54,9 +55,10 @@ def calibrate_tray(args) -> int:
 
     from station.vision.calibration import CalibrationError, calibrate_image, marker_edge_blur
 
-    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    image, problem = load_image(args.image)
     if image is None:
-        raise UsageError(f"cannot read image {args.image}: give a JPEG or PNG photo of the tray")
+        raise UsageError(f"cannot read image {args.image}: {problem}; give a JPEG or PNG photo "
+                         "of the tray")
     if not 1 <= args.die_mm <= 100:
         raise UsageError(f"--die-mm {args.die_mm} is not a die size: give the side in mm")
     try:

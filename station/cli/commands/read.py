@@ -85,7 +85,7 @@ def run(args) -> int:
 
 
 def load_image(path: str):
-    """(BGR image, None) or (None, what was wrong)."""
+    """(BGR image, None) or (None, what was wrong): the one loader of the commands' photos."""
     import cv2
     import numpy as np
 
@@ -95,7 +95,15 @@ def load_image(path: str):
         return None, "no such file"
     except OSError as error:
         return None, error.strerror or str(error)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error as error:
+        # OpenCV refuses a header claiming more pixels than it decodes (2^30) with an error
+        # rather than None; a damaged file can claim that too.
+        if "CV_IO_MAX_IMAGE_PIXELS" in str(error):
+            return None, ("its header claims more pixels than OpenCV decodes (2^30): a damaged "
+                          "file, or shrink the photo")
+        return None, f"OpenCV cannot decode it ({str(error).strip().splitlines()[-1]})"
     if image is None:
         return None, "not an image OpenCV can decode (PNG, JPEG, BMP, TIFF...), or corrupt"
     return image, None
