@@ -39,10 +39,11 @@ def output_file(text: str, option: str, suffixes: tuple[str, ...] = ()) -> Path:
     `suffixes` (when given), not a folder, and in a folder that is or can be made.
     `write_output` writes it."""
     path = Path(text).expanduser()
-    if suffixes and path.suffix.lower() not in suffixes:
-        raise UsageError(f"{option} {text}: give a file name ending in {' or '.join(suffixes)}")
     if path.is_dir():
         raise UsageError(f"{option} {text} is a folder: give a file name in it")
+    if suffixes and path.suffix.lower() not in suffixes:
+        names = " or ".join(filter(None, (", ".join(suffixes[:-1]), suffixes[-1])))
+        raise UsageError(f"{option} {text}: give a file name ending in {names}")
     _check_folder(path.parent, option, text)
     return path
 

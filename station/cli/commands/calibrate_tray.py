@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from station.cli import UsageError
 from station.cli.commands.read import load_image
+from station.cli.inputs import output_file, write_output
 from station.vision.constants import (DEFAULT_DIE_MM, DEFAULT_HFOV_DEG, SMALL_DIE_PX,
                                       SOFT_SHARE, UP_EDGES)
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 # about 0.2 s to load, which building the parser (`station resolve`, `station --help`) should
 # not pay.
 
+PREVIEW_TYPES = (".png", ".jpg", ".jpeg")
 DEFAULT_PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "calibration",
                                "profiles", "tray.json")
 
@@ -46,7 +48,8 @@ def register(registry) -> None:
     parser.add_argument("--die-mm", type=float, default=DEFAULT_DIE_MM,
                         help="side of the dice in mm (default: %(default)s)")
     parser.add_argument("--preview", metavar="PNG",
-                        help="also write the photo with the markers and a 50 mm tray grid")
+                        help="also write the photo with the markers and a 50 mm tray grid "
+                             "(.png or .jpg)")
     parser.add_argument("--json", action="store_true", help="print the profile as JSON")
 
 
@@ -55,6 +58,8 @@ def calibrate_tray(args) -> int:
 
     from station.vision.calibration import CalibrationError, calibrate_image, marker_edge_blur
 
+    # Checked before the work, so that a bad name does not fail after the profile is saved.
+    preview_path = output_file(args.preview, "--preview", PREVIEW_TYPES) if args.preview else None
     image, problem = load_image(args.image)
     if image is None:
         raise UsageError(f"cannot read image {args.image}: {problem}; give a JPEG or PNG photo "
@@ -73,9 +78,12 @@ def calibrate_tray(args) -> int:
     except OSError as error:
         raise UsageError(f"cannot write {args.out}: {error.strerror or error}; "
                          "choose another --out") from error
-    if args.preview:
-        if not cv2.imwrite(args.preview, preview(image, profile)):
-            raise UsageError(f"cannot write preview {args.preview}: give a .png path")
+    if preview_path:
+        ok, encoded = cv2.imencode(preview_path.suffix, preview(image, profile))
+        if not ok:
+            raise UsageError(f"OpenCV cannot encode the preview as {preview_path.suffix}: "
+                             "give a .png --preview")
+        write_output(preview_path, "--preview", encoded.tobytes())
     low, high = profile.die_side_px()
     blur = marker_edge_blur(image, profile.markers_px)
     if args.json:
