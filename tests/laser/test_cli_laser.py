@@ -222,3 +222,19 @@ def test_watch_asks_a_device_that_does_not_push(profile):
     assert seen[-1] == 250.0 and set(seen) <= {100.0, 250.0}
     assert {"error": "JRT: signal too weak (8)", "code": "8"} in lines   # and it goes on
     assert lines[-1]["raw_mm"] == 250.0 and status == 0
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--timeout", "inf"), ("--timeout", "nan"), ("--timeout", "0"), ("--timeout", "1e12"),
+    ("--every", "nan"), ("--every", "inf"), ("--every", "-1"),
+    ("--baud", "99999999999"), ("--baud", "0"), ("--baud", "9600.5"),
+    ("--base-radius", "nan"), ("--base-radius", "inf"), ("--base-radius", "-3")])
+def test_numbers_that_are_not_finite_or_out_of_range_are_refused_at_once(
+        capsys, profile, option, value):
+    # No device is opened: the port does not exist, and the number is refused before.
+    with pytest.raises(SystemExit) as exit:
+        main(["measure", "--device", "jrt", "--port", "/nonexistent/port", "--watch",
+              "--profile", profile, f"{option}={value}"])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: '{value}'" in err and "give a" in err

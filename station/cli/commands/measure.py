@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from station.cli import CommandRegistry, UsageError
+from station.cli.inputs import number
 from station.laser.calibration import (
     Calibration, CalibrationError, calibration_for, default_profile_path)
 from station.laser.codec import DeviceError
@@ -18,6 +19,14 @@ from station.laser.device import MEASURE_TIMEOUT_S, LaserDevice
 from station.laser.measurement import ROUND_BASES_MM, Measurement, base_radius
 from station.laser.protocols import load_all
 from station.laser.transport import LinkTimeout, PortNotFound
+
+
+# Bounds of what a user may type: beyond them a number only fails later, deep in a sleep or
+# the serial driver (an hour's wait; 12 Mbaud, the fastest USB serial adapters; a base's
+# radius in mm).
+SECONDS = number("seconds", 0, 3600, above_low=True)
+BAUD = number("baud", 1, 12_000_000, integer=True)
+RADIUS_MM = number("mm", 0, 500)
 
 
 def register(registry: CommandRegistry) -> None:
@@ -30,17 +39,17 @@ def register(registry: CommandRegistry) -> None:
     parser.add_argument("--watch", action="store_true",
                         help="print every reading the device sends until Ctrl-C (devices "
                              "that do not push are asked every --every seconds)")
-    parser.add_argument("--every", type=float, default=1.0, metavar="S",
+    parser.add_argument("--every", type=SECONDS, default=1.0, metavar="S",
                         help="with --watch, seconds between requests to a device that does "
                              "not push readings (default 1)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
-    parser.add_argument("--timeout", type=float, default=MEASURE_TIMEOUT_S, metavar="S",
+    parser.add_argument("--timeout", type=SECONDS, default=MEASURE_TIMEOUT_S, metavar="S",
                         help=f"seconds to wait for the device (default {MEASURE_TIMEOUT_S:g})")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--base", type=int, choices=ROUND_BASES_MM, metavar="MM",
                       help="the target's round base diameter in mm (25, 32, 40 or 50): "
                            "adds base-to-base inches")
-    base.add_argument("--base-radius", type=float, metavar="MM",
+    base.add_argument("--base-radius", type=RADIUS_MM, metavar="MM",
                       help="the target's base radius in mm: adds base-to-base inches")
 
 
@@ -52,7 +61,7 @@ def add_link_arguments(parser: argparse.ArgumentParser, port_required: bool = Tr
                         help="the device's protocol")
     parser.add_argument("--port", required=port_required, metavar="PATH|VID:PID",
                         help="serial port path (/dev/ttyUSB0, /dev/rfcomm0) or USB VID:PID")
-    parser.add_argument("--baud", type=int, metavar="N",
+    parser.add_argument("--baud", type=BAUD, metavar="N",
                         help="baud rate, if not the device's usual one")
     parser.add_argument("--framing", default="8N1", metavar="8N1",
                         help="data bits, parity (N, E, O) and stop bits (default 8N1)")
@@ -62,8 +71,6 @@ def add_link_arguments(parser: argparse.ArgumentParser, port_required: bool = Tr
 
 def open_device(args: argparse.Namespace, calibration: Calibration | None = None,
                 base_radius_mm: float | None = None, watch: bool = False) -> LaserDevice:
-    if args.baud is not None and args.baud <= 0:
-        raise UsageError(f"--baud must be a positive baud rate, not {args.baud}")
     framing = FRAMING.fullmatch(args.framing.upper())
     if framing is None:
         raise UsageError(f"--framing {args.framing!r}: write data bits, parity and stop bits, "
@@ -83,10 +90,6 @@ def profile_path(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.every <= 0 or args.timeout <= 0:
-        raise UsageError("--every and --timeout are numbers of seconds above 0")
-    if args.base_radius is not None and args.base_radius < 0:
-        raise UsageError("--base-radius is a radius in mm and cannot be negative")
     radius = args.base_radius if args.base is None else base_radius(args.base)
     try:
         calibration = calibration_for(args.device, args.profile)
