@@ -96,13 +96,40 @@ def load_profile(path: Path) -> dict[str, Calibration]:
         return {}
     try:
         data = json.loads(path.read_text())
-        entries = data["devices"]
-        return {name: Calibration(**{**entry, "points": [tuple(p) for p in entry["points"]]})
-                for name, entry in entries.items()}
+        entries = data["devices"] if isinstance(data, dict) else None
+        if not isinstance(entries, dict):
+            raise ValueError('"devices" is not an object of device names')
+        return {name: _calibration(name, entry) for name, entry in entries.items()}
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise CalibrationError(
             f"cannot read the laser calibration profile {path}: {error}. Fix or delete it, "
             "then run `station calibrate laser` again") from None
+
+
+NUMBERS = ("offset_mm", "scale", "residual_mm")
+TEXTS = ("device", "reference_edge", "calibrated_at")
+
+
+def _calibration(name: str, entry: object) -> Calibration:
+    """One device's entry; ValueError saying which field is wrong. Every number must be
+    finite: a NaN offset would turn every later measurement into "nan in"."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"the entry of {name!r} is not an object")
+    calibration = Calibration(**{**entry, "points": [tuple(p) for p in entry.get("points", [])]})
+    values = [getattr(calibration, key) for key in NUMBERS]
+    values += [v for point in calibration.points for v in point]
+    if (any(len(point) != 2 for point in calibration.points)
+            or not all(_finite(v) for v in values)):
+        raise ValueError(f"{name!r}: {', '.join(NUMBERS)} and the (known, raw) points must "
+                         "be finite numbers")
+    if not all(isinstance(getattr(calibration, key), str) for key in TEXTS) or not (
+            calibration.device_edge_code is None or isinstance(calibration.device_edge_code, str)):
+        raise ValueError(f"{name!r}: {', '.join(TEXTS)} and device_edge_code must be text")
+    return calibration
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def calibration_for(device: str, path: Path | None = None) -> Calibration | None:

@@ -73,3 +73,30 @@ def test_edge_changed_since_calibration_is_flagged():
     cal = calibrate("glm", [(500, 500)], "rear", device_edge_code="2")
     m = convert("glm", Reading(300.0, pushed=True, reference_edge="1"), cal)
     assert "calibrate again" in m.warning
+
+
+@pytest.mark.parametrize("entry", [
+    ["not", "an", "entry"],
+    {"offset_mm": "abc"},                     # a number as text
+    {"scale": True},
+    {"offset_mm": float("nan")},              # written as NaN
+    {"scale": "HUGE"},                        # 1e999: read back as infinity
+    {"points": [[500, float("nan")]]},
+    {"points": [[500]]},
+    {"reference_edge": 7},
+])
+def test_a_profile_with_wrong_or_non_finite_values_is_refused(tmp_path, entry):
+    path = tmp_path / "laser.json"
+    if isinstance(entry, dict):
+        entry = {"device": "glm", "points": [[500, 502]], **entry}
+    path.write_text(json.dumps({"version": 1, "devices": {"glm": entry}})
+                    .replace('"HUGE"', "1e999"))
+    with pytest.raises(CalibrationError, match="cannot read the laser calibration profile"):
+        load_profile(path)
+
+
+def test_a_profile_whose_devices_are_not_named_is_refused(tmp_path):
+    path = tmp_path / "laser.json"
+    path.write_text('{"version": 1, "devices": []}')
+    with pytest.raises(CalibrationError, match="not an object of device names"):
+        load_profile(path)
