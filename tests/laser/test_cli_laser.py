@@ -238,3 +238,62 @@ def test_numbers_that_are_not_finite_or_out_of_range_are_refused_at_once(
     assert exit.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option}: '{value}'" in err and "give a" in err
+
+
+@pytest.mark.parametrize("point", ["nan:nan", "500:inf", "-5:3", "500", "500:1:2"])
+def test_calibrate_refuses_points_that_are_not_finite(capsys, profile, point):
+    with pytest.raises(SystemExit) as exit:
+        main(["calibrate", "laser", "--device", "glm", "--profile", profile, f"--point={point}"])
+    assert exit.value.code == 2
+    assert f"argument --point: '{point}': write KNOWN:RAW" in capsys.readouterr().err
+    assert not os.path.exists(profile)
+
+
+def never_asked(prompt):
+    raise AssertionError("a reading was taken although the profile cannot be written")
+
+
+@pytest.mark.parametrize("content, said", [
+    ("{not json", "cannot read the laser calibration profile"),
+    ('{"version": 1, "devices": []}', "cannot read the laser calibration profile"),
+    (None, "is a folder")])
+def test_calibrate_checks_the_profile_before_taking_readings(
+        capsys, tmp_path, monkeypatch, content, said):
+    path = tmp_path / "laser.json"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_text(content)
+    monkeypatch.setattr("builtins.input", never_asked)
+    with start_simulated("glm") as sim:
+        assert main(["calibrate", "laser", "--device", "glm", "--port", sim.port,
+                     "--profile", str(path), "--at", "500"]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_profile_that_cannot_be_written_names_the_readings_taken(
+        capsys, profile, monkeypatch):
+    os.mkdir(profile + ".tmp")            # where the profile is written first
+    with start_simulated("glm", distance_mm=503.0) as sim:
+        monkeypatch.setattr("builtins.input", lambda prompt: None)
+        assert main(["calibrate", "laser", "--device", "glm", "--port", sim.port,
+                     "--profile", profile, "--at", "500", "--samples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {profile}" in err and "--point 500:503" in err
+
+
+def test_calibrate_at_with_stdin_closed_says_to_use_a_terminal(capsys, profile, monkeypatch):
+    def closed(prompt):
+        raise EOFError
+    monkeypatch.setattr("builtins.input", closed)
+    with start_simulated("glm") as sim:
+        assert main(["calibrate", "laser", "--device", "glm", "--port", sim.port,
+                     "--profile", profile, "--at", "500"]) == 2
+    assert "stdin is closed" in capsys.readouterr().err and not os.path.exists(profile)
+
+
+def test_calibrate_refuses_a_known_distance_that_is_not_finite(capsys, profile):
+    with pytest.raises(SystemExit) as exit:
+        main(["calibrate", "laser", "--device", "glm", "--port", "/nonexistent",
+              "--profile", profile, "--at", "nan"])
+    assert exit.value.code == 2 and "argument --at: 'nan'" in capsys.readouterr().err

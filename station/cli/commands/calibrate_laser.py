@@ -10,10 +10,17 @@ from contextlib import closing
 
 from station.cli import CommandRegistry, UsageError
 from station.cli.commands.measure import add_link_arguments, open_device, profile_path
-from station.laser.calibration import Calibration, CalibrationError, calibrate, save_calibration
+from station.cli.inputs import cannot_write, number, output_file
+from station.laser.calibration import (
+    Calibration, CalibrationError, calibrate, load_profile, save_calibration)
 from station.laser.codec import DeviceError
 from station.laser.device import LaserDevice
 from station.laser.transport import LinkTimeout
+
+
+# A known distance: above 0, within the 200 m of the longest-reaching laser modules.
+KNOWN_MM = number("mm", 0, 200_000, above_low=True)
+RAW_MM = number("mm", -200_000, 200_000)    # what the device read, offset and all
 
 
 def register(registry: CommandRegistry) -> None:
@@ -24,10 +31,11 @@ def register(registry: CommandRegistry) -> None:
                     "calibration profile. Use --point KNOWN:RAW instead of a device to enter "
                     "readings you took by hand.")
     add_link_arguments(parser, port_required=False)
-    parser.add_argument("--at", type=float, action="append", default=[], metavar="MM",
+    parser.add_argument("--at", type=KNOWN_MM, action="append", default=[], metavar="MM",
                         help="a known distance in mm to measure (repeat; 3 or more spread "
                              "over the table also fit a scale)")
-    parser.add_argument("--point", action="append", default=[], metavar="KNOWN:RAW",
+    parser.add_argument("--point", type=_point, action="append", default=[],
+                        metavar="KNOWN:RAW",
                         help="a reading taken by hand: known mm and the device's raw mm")
     parser.add_argument("--samples", type=int, default=3, metavar="N",
                         help="readings averaged at each distance (default 3)")
@@ -37,28 +45,35 @@ def register(registry: CommandRegistry) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    points = [_point(text) for text in args.point]
+    points = list(args.point)
     if args.samples < 1:
         raise UsageError("--samples must be 1 or more")
-    if any(mm <= 0 for mm in args.at):
-        raise UsageError("--at distances are positive millimetres")
     if not points and not args.at:
         raise UsageError("give the known distances to measure (--at MM, repeated) or the "
                          "readings you took (--point KNOWN:RAW, repeated)")
     if args.at and not args.port:
         raise UsageError("--at measures with the device: give its --port too")
+    # The profile is checked before the readings are taken, not found unwritable after.
+    path = output_file(str(profile_path(args)), "--profile")
+    try:
+        load_profile(path)
+    except CalibrationError as error:
+        raise UsageError(f"{error}; or give another --profile") from None
     edge_code = None
     if args.at:
         with closing(open_device(args)) as device:
             for known in args.at:
-                raw, edge_code = _measure_at(device, known, args.samples)
+                raw, edge_code = _measure_at(device, known, args.samples, points)
                 points.append((known, raw))
     try:
         calibration = calibrate(args.device, points, args.reference_edge, edge_code)
     except CalibrationError as error:
         raise UsageError(str(error)) from None
-    path = profile_path(args)
-    save_calibration(path, calibration)
+    try:
+        save_calibration(path, calibration)
+    except (OSError, CalibrationError) as error:
+        why = cannot_write(path, "--profile", error) if isinstance(error, OSError) else str(error)
+        raise UsageError(f"{why}. {_again(points)}") from None
     if args.json:
         print(json.dumps({"profile": str(path), **calibration.__dict__}))
     else:
@@ -67,26 +82,52 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _point(text: str) -> tuple[float, float]:
+    """An argparse type: KNOWN:RAW, finite millimetres (a NaN would be saved, and every
+    later measurement read "nan in")."""
+    known, _, raw = text.partition(":")
     try:
-        known, raw = (float(part) for part in text.split(":"))
-    except ValueError:
-        raise UsageError(f"--point {text!r}: write KNOWN:RAW in mm, e.g. 500:503.5") from None
-    return known, raw
+        return KNOWN_MM(known), RAW_MM(raw)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: write KNOWN:RAW in mm, finite numbers (KNOWN above 0), "
+            "e.g. 500:503.5") from None
 
 
-def _measure_at(device: LaserDevice, known: float, samples: int) -> tuple[float, str | None]:
-    """Average `samples` good readings with the target `known` mm away."""
-    input(f"Put the target {known:g} mm from the device's reference edge, aim, press Enter: ")
+def _again(points: list[tuple[float, float]]) -> str:
+    """How to enter the readings taken so far again, without the device."""
+    if not points:
+        return "No readings were taken"
+    return ("The readings, to enter again: "
+            + " ".join(f"--point {known:g}:{raw:g}" for known, raw in points))
+
+
+def _ask(prompt: str, points: list[tuple[float, float]]) -> None:
+    """Wait for Enter; stdin closed (a script, a pipe) is bad input, not a traceback."""
+    try:
+        input(prompt)
+    except EOFError:
+        raise UsageError("--at waits for Enter at each distance, but stdin is closed: run it "
+                         "at a terminal, or give readings taken by hand with --point "
+                         f"KNOWN:RAW. {_again(points)}") from None
+
+
+def _measure_at(device: LaserDevice, known: float, samples: int,
+                points: list[tuple[float, float]]) -> tuple[float, str | None]:
+    """Average `samples` good readings with the target `known` mm away (`points`: those
+    taken before, for an error message)."""
+    _ask(f"Put the target {known:g} mm from the device's reference edge, aim, press Enter: ",
+         points)
     raws: list[float] = []
     edge = None
     while len(raws) < samples:
         try:
             result = device.measure()
         except LinkTimeout as error:
-            input(f"  {error}. Press Enter to try again: ")
+            _ask(f"  {error}. Press Enter to try again: ", points)
             continue
         if isinstance(result, DeviceError):
-            input(f"  device error {result.code}: {result.message}. Aim again, press Enter: ")
+            _ask(f"  device error {result.code}: {result.message}. Aim again, press Enter: ",
+                 points)
             continue
         raws.append(result.raw_mm)
         edge = edge or result.reference_edge
