@@ -63,10 +63,15 @@ def test_bad_input_exits_2_and_says_what_to_do(taught, tmp_path, capsys):
     folder, photos = taught
     two = tmp_path / "two.png"
     write(two, [Face("d6", 6), Face("d6", 3)], 950, touching=0.0)
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((1, 1, 3), np.uint8))
     out = str(tmp_path / "faces.npz")
     cases = [
         (["--kind", "d6", "--face", "6", str(two)], "--at X,Y"),
         (["--kind", "d6", "--face", "6", str(two), "--at", "nowhere"], "give the die's pixel"),
+        (["--kind", "d6", "--face", "6", str(two), "--at", "nan,nan"], "give the die's pixel"),
+        (["--kind", "d6", "--face", "6", str(two), "--at", "inf,3"], "give the die's pixel"),
+        (["--kind", "d6", "--face", "6", str(tiny)], "1x1 image is too small"),
         (["--kind", "d6", "--face", "9", str(photos[0])], "not a face of the d6"),
         (["--face", "6", str(photos[0])], "--kind d6"),
         (["--kind", "d6", "--face", "6", str(tmp_path / "missing.png")], "no such file"),

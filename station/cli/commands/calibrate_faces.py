@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,8 @@ def calibrate_faces(args) -> int:
             x, y = faces.teach(image, args.kind, value, photo=path, at=at)
         except TaughtFacesError as error:
             raise UsageError(str(error)) from error
+        except ValueError as error:       # the reader's own refusal: a photo too small
+            raise UsageError(f"cannot read the dice in {path}: {error}") from None
         lines.append(f"{path}: {args.kind} {value} at {x:.0f},{y:.0f}")
     report = faces.settle()
     _save(faces, args.out)
@@ -88,6 +91,8 @@ def _point(text: str) -> tuple[float, float]:
     try:
         x, y = (float(v) for v in text.split(","))
     except ValueError:
+        x = y = math.nan
+    if not (math.isfinite(x) and math.isfinite(y)):     # NaN would pick the first die found
         raise UsageError(f"--at {text!r}: give the die's pixel position as X,Y, e.g. 640,480")
     return x, y
 
