@@ -63,13 +63,17 @@ def choice_type(*options: str) -> ParamType:
     return ParamType("choice", " or ".join(options), parse)
 
 
-def int_list_type(lo: int, hi: int) -> ParamType:
+def int_list_type(lo: int, hi: int, most: int | None = None) -> ParamType:
+    """Whole numbers lo..hi, comma-separated; at most `most` of them when given."""
     def parse(text: str) -> tuple[int, ...]:
         values = tuple(int(v) for v in text.split(",") if v.strip())
         if not values or any(not lo <= v <= hi for v in values):
             raise ValueError("empty or out of range")
+        if most is not None and len(values) > most:
+            raise ValueError("too many")
         return values
-    return ParamType("int-list", f"whole numbers {lo}..{hi}, comma-separated (4,5)", parse)
+    return ParamType("int-list", f"whole numbers {lo}..{hi}, comma-separated (4,5)"
+                     + (f", at most {most} of them" if most is not None else ""), parse)
 
 
 FLAG = ParamType("flag", "1 or 0 (yes/no)", _flag)
@@ -97,7 +101,8 @@ class Param:
         except ex.ExprError as error:
             raise ParamError(f"{self.name}: {error}") from None
         except (ValueError, TypeError):
-            raise ParamError(f"{self.name}={text!r}: expected {self.type.allowed}") from None
+            shown = text if len(text) <= 40 else f"{text[:40]}... ({len(text)} characters)"
+            raise ParamError(f"{self.name}={shown!r}: expected {self.type.allowed}") from None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type.name, "allowed": self.type.allowed,

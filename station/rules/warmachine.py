@@ -532,12 +532,18 @@ def slam(rec: Record, strength: int, wall_in: float | None, boosted: bool,
                        slam_rolled_in=rolled, moved_in=moved, hit_wall=walled)
 
 
+# More models than any trample can contact: a 120 mm base's path of SPD 30 + 3 = 33" has room
+# for fewer than 230 small (30 mm) bases, packed as tightly as circles pack. The cap keeps an
+# absurd list from making odds too long to print.
+TRAMPLE_MOST = 250
+
+
 @action("wm.trample", "Trample: SPD+3\" straight line, attack rolls against small bases, damage",
         rules=("WM-TRM-1", "WM-RNG-3"),
         params=(Param("spd", STAT, "the trampler's current SPD"),
                 Param("mat", STAT, "the trampler's MAT"),
                 Param("str", STAT, "the trampler's current STR", arg="strength"),
-                Param("defs", int_list_type(1, 30), "the DEF of each small-based model "
+                Param("defs", int_list_type(1, 30, TRAMPLE_MOST), "the DEF of each small-based model "
                       "contacted, in order", ()),
                 Param("light", FLAG, "a light warbeast (cannot trample)", False),
                 Param("boosted_attack", FLAG, "boost every attack roll", False),

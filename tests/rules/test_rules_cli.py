@@ -161,3 +161,15 @@ def test_subprocess_contract():
     bad = subprocess.run([sys.executable, "-m", "station", "roll", "2D9"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "column 3" in bad.stderr
+
+
+def test_a_trample_contacts_no_absurd_number_of_models(capsys):
+    err = cli_error(capsys, "resolve", "wm.trample", "spd=5", "mat=6", "str=10",
+                    "defs=" + ",".join(["12"] * 5000), "--seed", "1")
+    assert "at most 250 of them" in err and len(err) < 300     # the list is not echoed whole
+    most = cli_json(capsys, "resolve", "wm.trample", "spd=5", "mat=6", "str=10",
+                    "defs=" + ",".join(["12"] * 250), "--seed", "1")
+    assert len(most["hits"]) == 250
+    assert main(["resolve", "wm.trample", "spd=5", "mat=6", "str=10",
+                 "defs=" + ",".join(["12"] * 250), "--seed", "1"]) == 0
+    assert "TRAMPLE:" in capsys.readouterr().out
