@@ -297,3 +297,35 @@ def test_calibrate_refuses_a_known_distance_that_is_not_finite(capsys, profile):
         main(["calibrate", "laser", "--device", "glm", "--port", "/nonexistent",
               "--profile", profile, "--at", "nan"])
     assert exit.value.code == 2 and "argument --at: 'nan'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--distance", "nan"), ("--distance", "inf"), ("--distance", "-1"),
+    ("--press-every", "-1"), ("--press-every", "0"), ("--press-every", "nan")])
+def test_simulate_refuses_numbers_it_cannot_run_with(capsys, option, value):
+    with pytest.raises(SystemExit) as exit:
+        main(["simulate", "laser", "--device", "jrt", f"{option}={value}"])
+    assert exit.value.code == 2 and f"argument {option}: '{value}'" in capsys.readouterr().err
+
+
+def test_simulate_says_when_its_link_dir_cannot_be_used(capsys, tmp_path, monkeypatch):
+    a_file = tmp_path / "a-file"
+    a_file.touch()
+    for link_dir in (a_file, a_file / "sub"):
+        assert main(["simulate", "laser", "--device", "jrt", "--link-dir", str(link_dir)]) == 2
+        assert "a-file is a file, not a folder" in capsys.readouterr().err
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr("station.cli.commands.simulate.start_simulated", denied)
+    assert main(["simulate", "laser", "--device", "jrt", "--link-dir", "/root/x"]) == 2
+    assert "cannot start the simulated jrt in /root/x: Permission denied" \
+        in capsys.readouterr().err
+
+
+def test_a_typed_distance_that_is_not_finite_is_refused(capsys):
+    from station.cli.commands.simulate import control
+    with start_simulated("jrt", distance_mm=500.0) as sim:
+        assert control(sim, ["d", "nan"]) is True
+        assert "cannot read 'd nan'" in capsys.readouterr().out
+        assert sim.device.distance_mm == 500.0

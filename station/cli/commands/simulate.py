@@ -7,6 +7,8 @@ import sys
 import threading
 
 from station.cli import CommandRegistry, UsageError
+from station.cli.commands.measure import SECONDS
+from station.cli.inputs import number, output_folder
 from station.fakes.laser import load_all, start_simulated
 from station.fakes.laser.ptylink import SimulatedLaser
 
@@ -20,6 +22,11 @@ HELP_KEYS = """type a line and Enter:
   q        quit"""
 
 
+# What the device reads: a NaN or infinity would leave it unable to answer at all. 200 m is
+# the reach of the longest laser modules.
+DISTANCE_MM = number("mm", 0, 200_000)
+
+
 def register(registry: CommandRegistry) -> None:
     parser = registry.command(
         "simulate laser", "run a simulated laser tape on a pseudo-terminal", run,
@@ -27,24 +34,29 @@ def register(registry: CommandRegistry) -> None:
                     "a pseudo-terminal and print the port to open. Runs until Ctrl-C; "
                     "lines typed on stdin change its distance and inject faults.")
     parser.add_argument("--device", required=True, choices=sorted(load_all()))
-    parser.add_argument("--distance", type=float, default=1000.0, metavar="MM",
+    parser.add_argument("--distance", type=DISTANCE_MM, default=1000.0, metavar="MM",
                         help="what the device reads, in mm (default 1000)")
     parser.add_argument("--link-dir", metavar="DIR",
                         help="folder for the port symlink (default: a new temporary one)")
-    parser.add_argument("--press-every", type=float, metavar="S",
+    parser.add_argument("--press-every", type=SECONDS, metavar="S",
                         help="press the device's measure button every S seconds")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.distance < 0:
-        raise UsageError("--distance is in mm and cannot be negative")
-    with start_simulated(args.device, args.distance, link_dir=args.link_dir) as sim:
+    link_dir = output_folder(args.link_dir, "--link-dir") if args.link_dir else None
+    try:
+        sim = start_simulated(args.device, args.distance, link_dir=link_dir)
+    except OSError as error:          # the folder cannot be made or written
+        where = args.link_dir or "a temporary folder"
+        raise UsageError(f"cannot start the simulated {args.device} in {where}: "
+                         f"{error.strerror or error}; give another --link-dir") from None
+    with sim:
         print(f"simulated {args.device} ({sim.device.baudrate} baud) on {sim.port}", flush=True)
         print(f"try: station measure --device {args.device} --port {sim.port}", flush=True)
         if sys.stdin.isatty():
             print(HELP_KEYS, flush=True)
         stop = threading.Event()
-        if args.press_every:
+        if args.press_every is not None:
             threading.Thread(target=_press_every, args=(sim, args.press_every, stop),
                              daemon=True).start()
         try:
@@ -74,7 +86,7 @@ def control(sim: SimulatedLaser, words: list[str]) -> bool:
         if key == "q":
             return False
         if key == "d":
-            sim.set_distance(float(rest[0]))
+            sim.set_distance(DISTANCE_MM(rest[0]))
         elif key == "p":
             sim.press()
         elif key == "e":
@@ -95,7 +107,7 @@ def control(sim: SimulatedLaser, words: list[str]) -> bool:
         else:
             print(HELP_KEYS, flush=True)
             return True
-    except (IndexError, ValueError):
+    except (IndexError, ValueError, argparse.ArgumentTypeError):
         print(f"cannot read {' '.join(words)!r}\n{HELP_KEYS}", flush=True)
         return True
     print("ok", flush=True)
