@@ -29,8 +29,6 @@ def number(what: str, low: float, high: float = math.inf, *, above_low: bool = F
         if not (math.isfinite(value) and low <= value <= high) or (above_low and value == low):
             raise argparse.ArgumentTypeError(f"{text!r}: give {allowed}")
         return value
-
-    parse.__name__ = what          # argparse names the type by it in its own messages
     return parse
 
 

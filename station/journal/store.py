@@ -122,7 +122,8 @@ class Journal:
                  if not columns <= {row[1] for row in self._db.execute(
                      f"PRAGMA table_info({table})")}]
         if wrong:
-            what = "is empty" if not names else f"has no {' or '.join(wrong)} table as a journal has"
+            what = ("is empty" if not names
+                    else f"has no {' or '.join(wrong)} table as a journal has")
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
 

@@ -543,8 +543,8 @@ TRAMPLE_MOST = 250
         params=(Param("spd", STAT, "the trampler's current SPD"),
                 Param("mat", STAT, "the trampler's MAT"),
                 Param("str", STAT, "the trampler's current STR", arg="strength"),
-                Param("defs", int_list_type(1, 30, TRAMPLE_MOST), "the DEF of each small-based model "
-                      "contacted, in order", ()),
+                Param("defs", int_list_type(1, 30, TRAMPLE_MOST), "the DEF of each "
+                      "small-based model contacted, in order", ()),
                 Param("light", FLAG, "a light warbeast (cannot trample)", False),
                 Param("boosted_attack", FLAG, "boost every attack roll", False),
                 Param("boosted_damage", FLAG, "boost every damage roll", False)),

@@ -13,7 +13,8 @@ PHOTO = str(Path(__file__).parents[1] / "vision" / "data" / "real" / "IMG_201912
 def huge_png(path: Path) -> Path:
     """A PNG whose header claims 60000x60000 pixels (OpenCV refuses more than 2^30)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
     path.write_bytes(b"\x89PNG\r\n\x1a\n"
                      + chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0))
                      + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b""))
