@@ -30,7 +30,7 @@ from station.display.screen import Screen
 
 log = logging.getLogger(__name__)
 
-ENTRY = re.compile(r"/entry/(\d+)(\.png|\.jpg|\.json)?")
+ENTRY = re.compile(r"/entry/(\d{1,18})(\.png|\.jpg|\.json)?")   # ids SQLite can hold
 RECENT = 20                          # entries listed on the front page
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
@@ -61,7 +61,7 @@ class WebSink:
         self._version = 0
         self._png: tuple[int, bytes] | None = None      # (version, PNG) last rendered
         try:
-            self._journal = Journal(journal_path)
+            self._journal = Journal(journal_path, readonly=True)   # browsers only read
         except JournalError as error:
             raise SinkUnavailable(f"the web display cannot read the journal: {error}") from error
         try:

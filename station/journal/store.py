@@ -88,29 +88,58 @@ class Journal:
     def __init__(self, path: str | Path, readonly: bool = False) -> None:
         """Open (and create, unless `readonly`) the journal at `path`."""
         self.path = Path(path)
+        self.readonly = readonly
         self._db: sqlite3.Connection | None = None
+        self._file_id: tuple[int, int] | None = None
         try:
-            if readonly:
-                # mode=ro: reading someone else's database must not add tables to it or
-                # switch it to WAL, nor turn an empty file into a journal.
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                           timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                                           isolation_level=None)
-                self._check_tables(allow_new=False)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
-                                           check_same_thread=False, isolation_level=None)
-                self._check_tables(allow_new=True)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-                self._db.executescript(SCHEMA)
+            self._open_reader() if readonly else self._open_writer()
         except (sqlite3.Error, OSError) as error:
             self.close()
             raise JournalError(f"cannot open the journal {self.path}: {error}") from error
         except JournalError:
             self.close()
             raise
+
+    def _open_reader(self) -> None:
+        # mode=ro: reading someone else's database must not add tables to it or switch it to
+        # WAL, nor turn an empty file into a journal. A copy on read-only media (a locked SD
+        # card) cannot have the WAL index SQLite wants beside it: read it as immutable.
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True,
+                                           timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                                           isolation_level=None)
+                self._check_tables(allow_new=False)
+                return
+            except sqlite3.OperationalError:
+                self.close()
+                if mode == "immutable=1":
+                    raise
+
+    def _open_writer(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
+                                   check_same_thread=False, isolation_level=None)
+        self._check_tables(allow_new=True)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+        stat = self.path.stat()
+        self._file_id = (stat.st_dev, stat.st_ino)
+
+    def _reopen_if_gone(self) -> None:
+        """A journal file deleted or replaced while the station runs would swallow every
+        later entry (SQLite writes on into the unlinked file): start it again at its path."""
+        try:
+            stat = self.path.stat()
+            there = (stat.st_dev, stat.st_ino) == self._file_id
+        except FileNotFoundError:
+            there = False
+        if not there:
+            log.error("the journal %s was deleted or replaced while the station ran: "
+                      "writing on in a new journal there", self.path)
+            self._db.close()
+            self._open_writer()
 
     def _check_tables(self, allow_new: bool) -> None:
         """A station journal, or (`allow_new`) a file with no tables yet."""
@@ -130,6 +159,7 @@ class Journal:
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
+            self._db = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -179,7 +209,14 @@ class Journal:
         """Run `work` in a transaction of its own and commit it (synchronous=FULL: on disk
         when this returns). While another program holds the write lock, try again; a
         JournalError only when the journal cannot be written."""
+        if self.readonly:
+            raise JournalError(f"the journal {self.path} was opened readonly (to be read)")
         deadline = time.monotonic() + WRITE_PATIENCE_S
+        try:
+            self._reopen_if_gone()
+        except (sqlite3.Error, OSError) as error:
+            raise JournalError(f"the journal {self.path} was deleted and cannot be made again: "
+                               f"{error}. Check the disk and the folder's permissions") from error
         while True:
             try:
                 self._db.execute("BEGIN IMMEDIATE")

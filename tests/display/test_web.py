@@ -93,7 +93,20 @@ def test_missing_pages_say_what_is_missing(station):
     assert get(sink, "/")[0] == 200                                  # still serving
 
 
+def test_entry_ids_beyond_sqlite_are_not_found(station):
+    sink, _ = station
+    for entry in ("9223372036854775808", "9" * 5000):
+        status, _, _ = get(sink, f"/entry/{entry}")
+        assert status == 404
+
+
+def test_the_web_display_never_writes_the_journal(station):
+    sink, _ = station
+    with pytest.raises(Exception, match="readonly"):
+        sink._journal.add_measurement("x", "1 in", {})
+
+
 def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
     sink, _ = station
     with pytest.raises(SinkUnavailable, match="web_port"):
-        WebSink("127.0.0.1", sink.port, tmp_path / "other.sqlite")
+        WebSink("127.0.0.1", sink.port, sink._journal.path)

@@ -272,3 +272,33 @@ def test_the_station_stops_with_a_message_when_its_journal_cannot_be_written(
     monkeypatch.setattr(app, "Station", Station)
     assert main(["run", "--simulate", "--journal", str(tmp_path / "j.sqlite")]) == 1
     assert "station: error: cannot write to the journal" in capsys.readouterr().err
+
+
+def test_a_journal_deleted_while_the_station_runs_is_made_again(tmp_path):
+    # SQLite would write on into the unlinked file: every later roll lost when it exits
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    journal.add_measurement("Measure", "1.0 in", {"mm": 25.4})
+    for gone in tmp_path.glob("journal.sqlite*"):
+        gone.unlink()
+    entry = journal.add_measurement("Measure", "2.0 in", {"mm": 50.8})
+    journal.close()
+    with Journal(path, readonly=True) as reread:
+        assert [e.headline for e in reread.entries()] == ["2.0 in"] and entry == 1
+
+
+def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
+    # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it
+    path = tmp_path / "journal.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+    connect = sqlite3.connect
+
+    def read_only_media(database, *args, **kwargs):
+        if "mode=ro" in str(database):
+            raise sqlite3.OperationalError("unable to open database file")
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only_media)
+    with Journal(path, readonly=True) as journal:
+        assert len(list(journal.entries())) == 3

@@ -70,7 +70,7 @@ def list_entries(args) -> int:
             odds = e.data.get("odds")
             chance = f"  chance {odds * 100:.1f}%" if isinstance(odds, (int, float)) else ""
             rules = " ".join(e.data.get("rules", []))
-            print(f"#{e.id:<5} {e.at[:19].replace('T', ' ')}  {e.kind:<11} {e.action:<24} "
+            print(f"#{e.id:<5} {e.at[:19].replace('T', ' ')} UTC  {e.kind:<11} {e.action:<24} "
                   f"{e.headline}{chance}  {rules}".rstrip())
     return 0
 
