@@ -3,7 +3,7 @@
 #   sudo deploy/install-pi.sh            from a clone of the repository, on the Pi
 # What it does (docs/service.md explains each step):
 #   1. apt: picamera2 (libcamera's Python bindings are not on PyPI), OpenCV, numpy, lgpio,
-#      pygame, spidev (SPI screens), and the tools for the serial port and the Bluetooth
+#      pygame, spidev (SPI screens), DejaVu Sans (screens in Cyrillic), and the tools for the serial port and the Bluetooth
 #      laser tapes;
 #   2. a venv in /opt/station/venv made with --system-site-packages, so it sees apt's
 #      picamera2, and pip held to apt's numpy (and apt's OpenCV when it is new enough),
@@ -18,7 +18,7 @@ venv=/opt/station/venv
 
 apt-get update
 apt-get install -y python3-venv python3-pip python3-picamera2 python3-numpy python3-opencv \
-  python3-lgpio python3-pygame python3-serial python3-spidev bluez
+  python3-lgpio python3-pygame python3-serial python3-spidev fonts-dejavu-core bluez
 
 python3 -m venv --system-site-packages "$venv"
 constraints="$(mktemp)"

@@ -9,19 +9,27 @@ The compact layout fits small OLED/LCD screens (128x64 up to 320x240): action, t
 result, chance and first rule, the prompt.
 
 Fonts: Pillow's own scalable font, so the picture is the same on every machine (the golden
-images depend on it).
+images depend on it). It has Latin letters only: a screen with other text (an action named in
+Cyrillic) is drawn whole in DejaVu Sans, which Raspberry Pi OS and Debian have
+(fonts-dejavu-core); without it such letters show as boxes, and the log says what to install.
 """
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import functools
+import logging
 import math
+from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from station.display.labels import PAD, place_labels
 from station.display.screen import DieMark, Screen, TrayView
+
+log = logging.getLogger(__name__)
 
 BACKGROUND = (18, 20, 24)
 PANEL = (34, 38, 46)
@@ -41,11 +49,52 @@ PLAIN = str.maketrans({"≥": ">=", "≤": "<=", "→": "->", "×": "x", "½": "
                        "−": "-", "✓": "ok"})
 
 
-@functools.lru_cache(maxsize=32)
+UNICODE_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",    # Debian, Pi OS
+                 "/usr/share/fonts/TTF/DejaVuSans.ttf",                 # Arch
+                 "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",   # Fedora
+                 "/System/Library/Fonts/Supplemental/Arial Unicode.ttf")
+_wide = contextvars.ContextVar("wide", default=False)   # this screen needs the Unicode font
+
+
 def font(size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.load_default(size=size)
+    return _font(size, _wide.get())
 
 
+@functools.lru_cache(maxsize=64)
+def _font(size: int, wide: bool) -> ImageFont.FreeTypeFont:
+    path = _unicode_font() if wide else None
+    return ImageFont.truetype(path, size) if path else ImageFont.load_default(size=size)
+
+
+@functools.cache
+def _unicode_font() -> str | None:
+    found = next((path for path in UNICODE_FONTS if Path(path).is_file()), None)
+    if found is None:
+        log.warning("a screen has letters Pillow's font lacks (an action's name?): they show "
+                    "as boxes; install DejaVu Sans (apt install fonts-dejavu-core)")
+    return found
+
+
+def _needs_wide(screen: Screen) -> bool:
+    """Does any text on the screen (an action's name, a prompt) go beyond Latin-1?"""
+    text = " ".join(str(getattr(screen, f.name)) for f in dataclasses.fields(screen)
+                    if f.name not in ("frame", "rolls"))              # pictures, not text
+    return any(ord(ch) > 0xFF for ch in text.translate(PLAIN))
+
+
+def _drawn_with_its_font(draw_screen):
+    """`render`, `render_compact`: the whole screen in the font its text needs."""
+    @functools.wraps(draw_screen)
+    def drawn(screen: Screen, *args, **kwargs) -> Image.Image:
+        token = _wide.set(_needs_wide(screen))
+        try:
+            return draw_screen(screen, *args, **kwargs)
+        finally:
+            _wide.reset(token)
+    return drawn
+
+
+@_drawn_with_its_font
 def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     """The full layout at `size` (width, height)."""
     width, height = size
@@ -106,6 +155,7 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     return image
 
 
+@_drawn_with_its_font
 def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.Image:
     """The small-screen layout: action, big result, chance and rule, prompt."""
     width, height = size

@@ -186,3 +186,18 @@ def test_a_die_label_writes_an_arrow_just_short_of_north_as_0_degrees():
     assert face_label("arrow", 359.7) == "ARROW 0°"       # SCAT-2: bearings 0 to under 360
     assert face_label("arrow", 117.4) == "ARROW 117°"
     assert face_label("misfire") == "MF" and face_label(4) == "4"
+
+
+def test_an_action_named_in_cyrillic_is_drawn_in_letters_not_boxes():
+    # Pillow's own font has no Cyrillic: every letter would be the same empty box, so two
+    # different names of one length would draw the same title
+    import numpy as np
+    import pytest
+    from station.display.render import _unicode_font, render_compact
+    from station.display.screen import Screen
+    if _unicode_font() is None:
+        pytest.skip("no DejaVu Sans on this machine (apt install fonts-dejavu-core)")
+    for draw, size in ((render, (800, 480)), (render_compact, (128, 64))):
+        titles = [np.asarray(draw(Screen(state="idle", action=name), size))[: size[1] // 5]
+                  for name in ("Импалер", "Копьеца")]
+        assert not np.array_equal(*titles), draw.__name__
