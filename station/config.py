@@ -122,6 +122,14 @@ def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None
         except FileNotFoundError:
             raise ConfigError("--config", f"{path} does not exist",
                               "Give the path of a TOML file; station.example.toml is a template")
+        except OSError as error:            # a folder, no permission
+            raise ConfigError("--config", f"cannot read {path} ({error.strerror or error})",
+                              "Give the path of a TOML file the station's user can read")
+        except UnicodeDecodeError as error:     # saved as Latin-1 or another code page
+            line = error.object[:error.start].count(b"\n") + 1
+            raise ConfigError(str(path), f"is not UTF-8 text (byte {error.object[error.start]:#04x} "
+                              f"on line {line})", "TOML files are UTF-8: save it as UTF-8, e.g. "
+                              f"iconv -f latin1 -t utf-8 {path} > station.toml")
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(str(path), f"not valid TOML ({error})",
                               "Fix the line it names; station.example.toml shows the syntax")

@@ -71,6 +71,17 @@ def test_missing_file_says_so(tmp_path):
         config.load(tmp_path / "nope.toml")
 
 
+def test_a_file_that_cannot_be_read_says_why(tmp_path):
+    # both used to end in a traceback (UnicodeDecodeError, IsADirectoryError)
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes("# Gr\u00f6\u00dfe\n[camera]\nfps = 20\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"latin.toml: is not UTF-8 text \(byte 0xf6 on line 1\)"
+                                          r".*save it as UTF-8"):
+        config.load(latin)
+    with pytest.raises(ConfigError, match=r"--config: cannot read .* \(Is a directory\)"):
+        config.load(tmp_path)
+
+
 def test_partial_file_keeps_other_defaults(tmp_path):
     c = config.load(write(tmp_path, "[controls]\nroll = 6\n[camera]\nsettle_seconds = 1\n"))
     assert c.controls["roll"] == 6 and c.controls["measure"] == 27
