@@ -167,6 +167,12 @@ def _merge(defaults: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
                                  or (expected is int and isinstance(item, bool))):
                 raise ConfigError(f"{section}.{key}", f"must be {TYPE_WORDS[expected]}, not {item!r}",
                                   f"The default is {defaults[section][key]!r}")
+            if expected is list:                # [1280, "960"] would fail later, unexplained
+                inner = type(defaults[section][key][0])
+                if not all(isinstance(v, inner) and not isinstance(v, bool) for v in item):
+                    raise ConfigError(f"{section}.{key}",
+                                      f"every item must be {TYPE_WORDS[inner]}, not {item!r}",
+                                      f"The default is {defaults[section][key]!r}")
             merged[section][key] = item
     return merged
 
