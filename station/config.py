@@ -9,6 +9,7 @@ it touches any hardware.
 from __future__ import annotations
 
 import copy
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -70,6 +71,13 @@ CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal", "web")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
 MAX_STILL_FRAMES = 16        # camera.still_frames: 16 frames already cut the noise to a quarter
+# Numbers that a value out of range does not stop but breaks: a settle time of hours never
+# reads, a hold time of 0.01 s makes every press a hold, a timeout under 0 fails every MEASURE.
+RANGES = {
+    ("camera", "settle_seconds"): (0.0, 10.0, "the dice lie still this long before they are read"),
+    ("controls", "hold_seconds"): (0.3, 10.0, "holding ROLL this long opens manual entry"),
+    ("laser", "timeout_seconds"): (0.5, 60.0, "how long a measurement may take"),
+}
 NAMES_OR_NUMBERS = {("camera", "device"), *(("controls", key) for key in PIN_KEYS)}
 TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
               list: "a list", dict: "a table"}
@@ -162,6 +170,9 @@ def _merge(defaults: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
             expected = type(defaults[section][key])
             if expected is float and isinstance(item, int):
                 item = float(item)
+            if isinstance(item, float) and not math.isfinite(item):     # TOML has nan and inf
+                raise ConfigError(f"{section}.{key}", f"must be a finite number, not {item!r}",
+                                  f"The default is {defaults[section][key]!r}")
             named = (section, key) in NAMES_OR_NUMBERS and isinstance(item, str)
             if not named and (not isinstance(item, expected)
                                  or (expected is int and isinstance(item, bool))):
@@ -221,9 +232,13 @@ def _check(config: Config) -> None:
     if len(camera["resolution"]) != 2 or min(camera["resolution"]) < 64:
         raise ConfigError("camera.resolution", f"{camera['resolution']!r} is not [width, height]",
                           "Use e.g. [1280, 960]")
-    if camera["fps"] <= 0 or camera["settle_seconds"] < 0:
-        raise ConfigError("camera.fps", "fps must be positive and settle_seconds not negative",
-                          "Use e.g. fps = 20, settle_seconds = 0.2")
+    if camera["fps"] <= 0:
+        raise ConfigError("camera.fps", f"{camera['fps']!r} is not positive", "Use e.g. fps = 20")
+    for (section, key), (low, high, meaning) in RANGES.items():
+        value = getattr(config, section)[key]
+        if not low <= value <= high:
+            raise ConfigError(f"{section}.{key}", f"{value!r} is not {low:g}-{high:g} seconds",
+                              f"It is {meaning}: e.g. {key} = {DEFAULTS[section][key]!r}")
     if not 1 <= camera["still_frames"] <= MAX_STILL_FRAMES:
         raise ConfigError("camera.still_frames", f"{camera['still_frames']!r} is not 1-{MAX_STILL_FRAMES}",
                           "Use e.g. still_frames = 4 (1 reads the last frame alone)")
@@ -240,9 +255,9 @@ def _check(config: Config) -> None:
             raise ConfigError(f"controls.{key}", f"pin {pin} is already used by controls.{pins[label]}",
                               "Give every button, the LED and the buzzer a pin of its own")
         pins[label] = key
-    if config.controls["bounce_ms"] < 0 or config.controls["hold_seconds"] <= 0:
-        raise ConfigError("controls.bounce_ms", "bounce_ms must be >= 0 and hold_seconds > 0",
-                          "Use e.g. bounce_ms = 40, hold_seconds = 1.5")
+    if config.controls["bounce_ms"] < 0:
+        raise ConfigError("controls.bounce_ms", f"{config.controls['bounce_ms']!r} is negative",
+                          "Use e.g. bounce_ms = 40")
     display = config.display
     for sink in display["sinks"]:
         if sink not in SINKS:
