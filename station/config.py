@@ -232,6 +232,9 @@ def _check(config: Config) -> None:
     if len(camera["resolution"]) != 2 or min(camera["resolution"]) < 64:
         raise ConfigError("camera.resolution", f"{camera['resolution']!r} is not [width, height]",
                           "Use e.g. [1280, 960]")
+    if isinstance(camera["device"], int) and camera["device"] < 0:     # OpenCV segfaults on -1
+        raise ConfigError("camera.device", f"{camera['device']} is not a camera index",
+                          "Use 0 for the first camera, 1 for the next, or a video file's path")
     if camera["fps"] <= 0:
         raise ConfigError("camera.fps", f"{camera['fps']!r} is not positive", "Use e.g. fps = 20")
     for (section, key), (low, high, meaning) in RANGES.items():
@@ -271,6 +274,9 @@ def _check(config: Config) -> None:
     if "png" in display["sinks"] and not display["png_dir"]:
         raise ConfigError("display.png_dir", "is empty but display.sinks has png",
                           'Give a folder for the screens, e.g. png_dir = "screens"')
+    if not 0 <= config.laser["baud"] <= 4_000_000:        # 4 Mbaud: the fastest Linux knows
+        raise ConfigError("laser.baud", f"{config.laser['baud']!r} is not a baud rate",
+                          "Use 0 for the device's own rate, or the rate its manual gives, e.g. 9600")
     if config.laser["device"] != "none" and not config.laser["port"]:
         raise ConfigError("laser.port", f"is empty but laser.device is {config.laser['device']!r}",
                           'Give the serial port (e.g. "/dev/rfcomm0" or "0403:6001"), or device = "none"')

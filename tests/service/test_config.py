@@ -48,6 +48,8 @@ def test_example_file_documents_exactly_the_defaults():
     ("[controls]\nhold_seconds = nan\n", "controls.hold_seconds", "finite number"),
     ("[controls]\nhold_seconds = 0.01\n", "controls.hold_seconds", "hold_seconds = 1.5"),
     ("[controls]\nbounce_ms = -1\n", "controls.bounce_ms", "bounce_ms = 40"),
+    ("[camera]\nsource = 'opencv'\ndevice = -1\n", "camera.device", "not a camera index"),
+    ("[laser]\nbaud = -5\n", "laser.baud", "-5 is not a baud rate"),
     ("[laser]\ntimeout_seconds = -1\n", "laser.timeout_seconds", "is not 0.5-60 seconds"),
     ("[laser]\ntimeout_seconds = nan\n", "laser.timeout_seconds", "finite number"),
     ("[laser]\ntimeout_seconds = -inf\n", "laser.timeout_seconds", "finite number"),
