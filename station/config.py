@@ -69,6 +69,7 @@ DEFAULTS: dict[str, Any] = {
 
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal", "web")
+ACTION_KEYS = ("name", "ruling")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
 MAX_STILL_FRAMES = 16        # camera.still_frames: 16 frames already cut the noise to a quarter
 # Numbers that a value out of range does not stop but breaks: a settle time of hours never
@@ -195,6 +196,9 @@ def _actions(entries: Any, known_rulings: dict[str, Any] | None) -> list[ActionC
     actions = []
     for index, entry in enumerate(entries):
         key = f"actions[{index}]"
+        if isinstance(entry, dict) and (unknown := sorted(entry.keys() - set(ACTION_KEYS))):
+            raise ConfigError(f"{key}.{unknown[0]}", "is not a setting the station knows",
+                              f"Use one of: {', '.join(ACTION_KEYS)}")
         if not isinstance(entry, dict) or not isinstance(entry.get("ruling"), str):
             raise ConfigError(f"{key}.ruling", "is missing",
                               'Give the ruling and its parameters: ruling = "wm.ranged rat=5 def=13"')
@@ -207,6 +211,9 @@ def _actions(entries: Any, known_rulings: dict[str, Any] | None) -> list[ActionC
             if not sep or not name or not value:
                 raise ConfigError(f"{key}.ruling", f"parameter {word!r} is not name=value",
                                   "Write parameters as name=value, e.g. rat=5")
+            if name in params:              # as `station resolve` refuses it: which one was meant?
+                raise ConfigError(f"{key}.ruling", f"{name} given twice",
+                                  "Give each parameter once")
             params[name] = value
         if known_rulings is not None and ruling not in known_rulings:
             raise ConfigError(f"{key}.ruling", f"{ruling!r} is not a ruling the station knows",

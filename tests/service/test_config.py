@@ -68,6 +68,10 @@ def test_example_file_documents_exactly_the_defaults():
     ("[laser]\ndevice = 'glm'\n", "laser.port", "/dev/rfcomm0"),
     ("[[actions]]\nname = 'x'\nruling = 'wm.ranged rat5'\n", "actions[0].ruling", "name=value"),
     ("[[actions]]\nname = 'x'\n", "actions[0].ruling", "is missing"),
+    ("[[actions]]\nruling = 'dice.roll expr=2D6 expr=3D6'\n", "actions[0].ruling",
+     "expr given twice"),
+    ("[[actions]]\nruling = 'dice.roll'\n[[actions]]\nruling = 'dice.roll'\ncolour = 'red'\n",
+     "actions[1].colour", "Use one of: name, ruling"),
     ("actions = []\n", "actions", "at least one"),
     ("[camera\n", "station.toml", "not valid TOML"),
 ])
