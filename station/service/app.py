@@ -141,13 +141,14 @@ class Station:
             names.append("web")
         sinks: list[Any] = []
         if options.screens:
-            sinks.append(PngSink(options.screens, size))
+            sinks.append(self._png(options.screens, size, "--screens"))
         for name in names:
             try:
                 if name == "terminal":
                     sinks.append(TerminalSink())
                 elif name == "png":
-                    sinks.append(PngSink(Path(settings["png_dir"]).expanduser(), size))
+                    sinks.append(self._png(Path(settings["png_dir"]).expanduser(), size,
+                                           "display.png_dir"))
                 elif name == "hdmi":
                     sinks.append(PygameSink())
                 elif name == "lcd":
@@ -166,6 +167,15 @@ class Station:
             raise ConfigError("display.sinks", f"no display works ({problems})",
                               "Fix the screen, or add \"terminal\" or \"png\" to display.sinks")
         return sinks
+
+    @staticmethod
+    def _png(folder: Path, size: tuple[int, int], key: str) -> PngSink:
+        # the folder was named by the user: a setting to fix, not a screen that may be missing
+        try:
+            return PngSink(folder, size)
+        except SinkUnavailable as error:
+            raise ConfigError(key, str(error),
+                              "Give a folder (made if missing), not a file") from None
 
     def _controls(self, hardware: dict[str, str]) -> Controls:
         from gpiozero.exc import BadPinFactory

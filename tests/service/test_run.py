@@ -111,6 +111,20 @@ def test_bad_config_stops_with_the_key_and_the_fix(tmp_path, capsys):
     assert "camera.calibration: cannot load /nonexistent/tray.json" in capsys.readouterr().err
 
 
+def test_a_file_where_the_screens_folder_should_be_stops_with_exit_2(tmp_path, capsys):
+    # both were a FileExistsError traceback and exit 1 (systemd then restarts every 3 s)
+    taken = tmp_path / "taken.png"
+    taken.write_bytes(b"")
+    path = tmp_path / "png.toml"
+    path.write_text(f"[display]\nsinks = ['png']\npng_dir = '{taken}'\n")
+    assert main(["run", "--config", str(path), "--script", "roll",
+                 "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"display.png_dir: cannot make the folder {taken}" in capsys.readouterr().err
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)), "--script", "roll",
+                 "--screens", str(taken), "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"--screens: cannot make the folder {taken}" in capsys.readouterr().err
+
+
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     journal_path = tmp_path / "journal.sqlite"
     cmd = [sys.executable, "-m", "station", "run", "--simulate", "--config",
