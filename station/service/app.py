@@ -183,13 +183,15 @@ class Station:
         settings = self.config.controls
         factory = MockFactory() if self.options.simulate else None
         try:
-            return Controls(settings, queue.Queue(), pin_factory=factory)
+            try:
+                return Controls(settings, queue.Queue(), pin_factory=factory)
+            except BadPinFactory:
+                hardware["buttons"] = "no GPIO on this machine: keyboard only"
+                # the mock pins refuse what a Pi would (GPIO99; BOARD1, a 3V3 pin): say so too
+                return Controls(settings, queue.Queue(), pin_factory=MockFactory())
         except ControlsError as error:
             raise ConfigError(str(error).split(":")[0], str(error).split(": ", 1)[1],
-                              "See the wiring in docs/service.md") from error
-        except BadPinFactory:
-            hardware["buttons"] = "no GPIO on this machine: keyboard only"
-            return Controls(settings, queue.Queue(), pin_factory=MockFactory())
+                              "See the wiring in docs/service.md") from None
 
     # --- running -----------------------------------------------------------------------
 
