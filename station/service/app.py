@@ -116,7 +116,6 @@ class Station:
         read = tray_reader("" if options.simulate else config.camera["calibration"],
                            "" if options.simulate else config.camera["faces"],
                            tuple(camera_settings["resolution"]))
-        read.warm_up_in_background()
 
         self.controls = self._controls(hardware)
         self._stack.callback(self.controls.close)
@@ -132,6 +131,9 @@ class Station:
         self.controls.intents = self.session.intents
         if self.laser is not None:            # the tape's own button measures too
             self.laser.on_pushed(lambda: self.session.intents.put(Intent.PUSHED))
+        # last: a bad setting found after it would exit while the networks load in that
+        # thread, and their C++ runtime aborts the process ("terminate called", exit 134)
+        read.warm_up_in_background()
 
     def _sinks(self, hardware: dict[str, str]) -> list[Any]:
         settings, options = self.config.display, self.options

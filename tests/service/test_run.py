@@ -125,6 +125,23 @@ def test_a_file_where_the_screens_folder_should_be_stops_with_exit_2(tmp_path, c
     assert f"--screens: cannot make the folder {taken}" in capsys.readouterr().err
 
 
+def test_the_reader_warms_up_only_once_everything_is_built(tmp_path, monkeypatch):
+    # a ConfigError raised while the warm-up thread loaded the networks ended the process
+    # with "terminate called" and exit 134 (systemd restarts on it), not 2
+    from station.service.devices import TrayReader
+    warmed = []
+    monkeypatch.setattr(TrayReader, "warm_up_in_background", lambda self: warmed.append(self))
+    path = small_config(tmp_path)
+    path.write_text(path.read_text().replace("bounce_ms = 5", "bounce_ms = 5\nroll = 'GPIO99'"))
+    with pytest.raises(config.ConfigError, match="controls.roll"):
+        Station(config.load(path), Options(simulate=True, journal=tmp_path / "j.sqlite"))
+    assert warmed == []
+    station = Station(config.load(small_config(tmp_path)),
+                      Options(simulate=True, journal=tmp_path / "j.sqlite"))
+    station._stack.close()
+    assert warmed == [station.session.read]
+
+
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     journal_path = tmp_path / "journal.sqlite"
     cmd = [sys.executable, "-m", "station", "run", "--simulate", "--config",
