@@ -275,9 +275,7 @@ def _check(config: Config) -> None:
     if len(display["size"]) != 2 or min(display["size"]) < 120:
         raise ConfigError("display.size", f"{display['size']!r} is too small or not [width, height]",
                           "Use the screen's pixel size, e.g. [800, 480]")
-    if not 0 <= display["web_port"] <= 65535:
-        raise ConfigError("display.web_port", f"{display['web_port']!r} is not a TCP port",
-                          "Use a port number such as 8080")
+    check_port("display.web_port", display["web_port"])
     if "png" in display["sinks"] and not display["png_dir"]:
         raise ConfigError("display.png_dir", "is empty but display.sinks has png",
                           'Give a folder for the screens, e.g. png_dir = "screens"')
@@ -287,3 +285,9 @@ def _check(config: Config) -> None:
     if config.laser["device"] != "none" and not config.laser["port"]:
         raise ConfigError("laser.port", f"is empty but laser.device is {config.laser['device']!r}",
                           'Give the serial port (e.g. "/dev/rfcomm0" or "0403:6001"), or device = "none"')
+
+
+def check_port(key: str, port: int) -> None:
+    """The web display's TCP port (0: any free one), or a ConfigError naming `key`."""
+    if not 0 <= port <= 65535:
+        raise ConfigError(key, f"{port!r} is not a TCP port", "Use a port number such as 8080")

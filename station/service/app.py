@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from station.config import Config, ConfigError
+from station.config import Config, ConfigError, check_port
 from station.controls import Controls, ControlsError, Intent
 from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
                                    TerminalSink)
@@ -139,8 +139,10 @@ class Station:
         settings, options = self.config.display, self.options
         size = tuple(settings["size"])
         names = ["terminal"] if options.simulate else list(settings["sinks"])
-        if options.web_port is not None and "web" not in names:
-            names.append("web")
+        if options.web_port is not None:
+            check_port("--web", options.web_port)       # bind() raises OverflowError
+            if "web" not in names:
+                names.append("web")
         sinks: list[Any] = []
         if options.screens:
             sinks.append(self._png(options.screens, size, "--screens"))

@@ -142,6 +142,14 @@ def test_the_reader_warms_up_only_once_everything_is_built(tmp_path, monkeypatch
     assert warmed == [station.session.read]
 
 
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_web_port_out_of_range_stops_with_exit_2(tmp_path, capsys, port):
+    # bind() raised OverflowError: a traceback and exit 1
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)), "--script", "roll",
+                 "--web", port, "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"--web: {port} is not a TCP port" in capsys.readouterr().err
+
+
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     journal_path = tmp_path / "journal.sqlite"
     cmd = [sys.executable, "-m", "station", "run", "--simulate", "--config",
