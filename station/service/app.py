@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 SIMULATED_JOURNAL = "~/.local/share/station/simulated.sqlite"
 SCRIPT_STEPS = ("roll", "hold", "measure", "next", "reroll")
+MAX_WAIT_SECONDS = 86400.0       # a script's wait:SECONDS; time.sleep overflows far beyond
 
 
 @dataclass
@@ -52,10 +53,12 @@ def parse_script(text: str) -> list[str]:
         name, _, arg = step.partition(":")
         if name == "wait":
             try:
-                if float(arg) < 0:
+                # nan or inf killed the script thread, and the station never quit
+                if not 0 <= float(arg) <= MAX_WAIT_SECONDS:
                     raise ValueError
             except ValueError:
-                raise ConfigError("--script", f"{step!r} needs seconds", "Write wait:2") from None
+                raise ConfigError("--script", f"{step!r} needs seconds, 0-{MAX_WAIT_SECONDS:g}",
+                                  "Write e.g. wait:2") from None
         elif name not in SCRIPT_STEPS or arg:
             raise ConfigError("--script", f"{step!r} is not a step",
                               f"Use {', '.join(SCRIPT_STEPS)} or wait:SECONDS, comma-separated")

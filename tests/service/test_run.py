@@ -19,7 +19,7 @@ from PIL import Image
 from station import config
 from station.cli import main
 from station.journal import Journal
-from station.service.app import Options, Station
+from station.service.app import Options, Station, parse_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,6 +149,20 @@ def test_a_web_port_out_of_range_stops_with_exit_2(tmp_path, capsys, port):
                  "--web", port, "--journal", str(tmp_path / "j.sqlite")]) == 2
     assert f"--web: {port} is not a TCP port" in capsys.readouterr().err
 
+
+@pytest.mark.parametrize("wait", ["nan", "inf", "-1", "1e20", "two"])
+def test_a_script_wait_that_is_not_seconds_is_refused(wait):
+    # wait:nan and wait:inf killed the script thread (ValueError, OverflowError in sleep):
+    # the station then ran on and never quit
+    assert parse_script("roll,wait:2.5") == ["roll", "wait:2.5"]
+    with pytest.raises(config.ConfigError, match=f"--script: 'wait:{wait}' needs seconds, 0-86400"):
+        parse_script(f"roll,wait:{wait}")
+
+
+def test_a_bad_script_stops_with_exit_2(tmp_path, capsys):
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)),
+                 "--script", "roll,wait:inf", "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert "--script: 'wait:inf' needs seconds" in capsys.readouterr().err
 
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     journal_path = tmp_path / "journal.sqlite"
