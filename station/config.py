@@ -9,6 +9,7 @@ it touches any hardware.
 from __future__ import annotations
 
 import copy
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -68,8 +69,16 @@ DEFAULTS: dict[str, Any] = {
 
 CAMERA_SOURCES = ("picamera2", "opencv", "replay", "synthetic")
 SINKS = ("hdmi", "lcd", "png", "terminal", "web")
+ACTION_KEYS = ("name", "ruling")
 PIN_KEYS = ("roll", "measure", "next", "reroll", "led", "buzzer")
 MAX_STILL_FRAMES = 16        # camera.still_frames: 16 frames already cut the noise to a quarter
+# Numbers that a value out of range does not stop but breaks: a settle time of hours never
+# reads, a hold time of 0.01 s makes every press a hold, a timeout under 0 fails every MEASURE.
+RANGES = {
+    ("camera", "settle_seconds"): (0.0, 10.0, "the dice lie still this long before they are read"),
+    ("controls", "hold_seconds"): (0.3, 10.0, "holding ROLL this long opens manual entry"),
+    ("laser", "timeout_seconds"): (0.5, 60.0, "how long a measurement may take"),
+}
 NAMES_OR_NUMBERS = {("camera", "device"), *(("controls", key) for key in PIN_KEYS)}
 TYPE_WORDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
               list: "a list", dict: "a table"}
@@ -122,6 +131,14 @@ def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None
         except FileNotFoundError:
             raise ConfigError("--config", f"{path} does not exist",
                               "Give the path of a TOML file; station.example.toml is a template")
+        except OSError as error:            # a folder, no permission
+            raise ConfigError("--config", f"cannot read {path} ({error.strerror or error})",
+                              "Give the path of a TOML file the station's user can read")
+        except UnicodeDecodeError as error:     # saved as Latin-1 or another code page
+            line = error.object[:error.start].count(b"\n") + 1
+            raise ConfigError(str(path), f"is not UTF-8 text (byte {error.object[error.start]:#04x} "
+                              f"on line {line})", "TOML files are UTF-8: save it as UTF-8, e.g. "
+                              f"iconv -f latin1 -t utf-8 {path} > station.toml")
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(str(path), f"not valid TOML ({error})",
                               "Fix the line it names; station.example.toml shows the syntax")
@@ -154,11 +171,20 @@ def _merge(defaults: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
             expected = type(defaults[section][key])
             if expected is float and isinstance(item, int):
                 item = float(item)
+            if isinstance(item, float) and not math.isfinite(item):     # TOML has nan and inf
+                raise ConfigError(f"{section}.{key}", f"must be a finite number, not {item!r}",
+                                  f"The default is {defaults[section][key]!r}")
             named = (section, key) in NAMES_OR_NUMBERS and isinstance(item, str)
             if not named and (not isinstance(item, expected)
                                  or (expected is int and isinstance(item, bool))):
                 raise ConfigError(f"{section}.{key}", f"must be {TYPE_WORDS[expected]}, not {item!r}",
                                   f"The default is {defaults[section][key]!r}")
+            if expected is list:                # [1280, "960"] would fail later, unexplained
+                inner = type(defaults[section][key][0])
+                if not all(isinstance(v, inner) and not isinstance(v, bool) for v in item):
+                    raise ConfigError(f"{section}.{key}",
+                                      f"every item must be {TYPE_WORDS[inner]}, not {item!r}",
+                                      f"The default is {defaults[section][key]!r}")
             merged[section][key] = item
     return merged
 
@@ -170,6 +196,9 @@ def _actions(entries: Any, known_rulings: dict[str, Any] | None) -> list[ActionC
     actions = []
     for index, entry in enumerate(entries):
         key = f"actions[{index}]"
+        if isinstance(entry, dict) and (unknown := sorted(entry.keys() - set(ACTION_KEYS))):
+            raise ConfigError(f"{key}.{unknown[0]}", "is not a setting the station knows",
+                              f"Use one of: {', '.join(ACTION_KEYS)}")
         if not isinstance(entry, dict) or not isinstance(entry.get("ruling"), str):
             raise ConfigError(f"{key}.ruling", "is missing",
                               'Give the ruling and its parameters: ruling = "wm.ranged rat=5 def=13"')
@@ -182,6 +211,9 @@ def _actions(entries: Any, known_rulings: dict[str, Any] | None) -> list[ActionC
             if not sep or not name or not value:
                 raise ConfigError(f"{key}.ruling", f"parameter {word!r} is not name=value",
                                   "Write parameters as name=value, e.g. rat=5")
+            if name in params:              # as `station resolve` refuses it: which one was meant?
+                raise ConfigError(f"{key}.ruling", f"{name} given twice",
+                                  "Give each parameter once")
             params[name] = value
         if known_rulings is not None and ruling not in known_rulings:
             raise ConfigError(f"{key}.ruling", f"{ruling!r} is not a ruling the station knows",
@@ -207,9 +239,16 @@ def _check(config: Config) -> None:
     if len(camera["resolution"]) != 2 or min(camera["resolution"]) < 64:
         raise ConfigError("camera.resolution", f"{camera['resolution']!r} is not [width, height]",
                           "Use e.g. [1280, 960]")
-    if camera["fps"] <= 0 or camera["settle_seconds"] < 0:
-        raise ConfigError("camera.fps", "fps must be positive and settle_seconds not negative",
-                          "Use e.g. fps = 20, settle_seconds = 0.2")
+    if isinstance(camera["device"], int) and camera["device"] < 0:     # OpenCV segfaults on -1
+        raise ConfigError("camera.device", f"{camera['device']} is not a camera index",
+                          "Use 0 for the first camera, 1 for the next, or a video file's path")
+    if camera["fps"] <= 0:
+        raise ConfigError("camera.fps", f"{camera['fps']!r} is not positive", "Use e.g. fps = 20")
+    for (section, key), (low, high, meaning) in RANGES.items():
+        value = getattr(config, section)[key]
+        if not low <= value <= high:
+            raise ConfigError(f"{section}.{key}", f"{value!r} is not {low:g}-{high:g} seconds",
+                              f"It is {meaning}: e.g. {key} = {DEFAULTS[section][key]!r}")
     if not 1 <= camera["still_frames"] <= MAX_STILL_FRAMES:
         raise ConfigError("camera.still_frames", f"{camera['still_frames']!r} is not 1-{MAX_STILL_FRAMES}",
                           "Use e.g. still_frames = 4 (1 reads the last frame alone)")
@@ -226,9 +265,9 @@ def _check(config: Config) -> None:
             raise ConfigError(f"controls.{key}", f"pin {pin} is already used by controls.{pins[label]}",
                               "Give every button, the LED and the buzzer a pin of its own")
         pins[label] = key
-    if config.controls["bounce_ms"] < 0 or config.controls["hold_seconds"] <= 0:
-        raise ConfigError("controls.bounce_ms", "bounce_ms must be >= 0 and hold_seconds > 0",
-                          "Use e.g. bounce_ms = 40, hold_seconds = 1.5")
+    if config.controls["bounce_ms"] < 0:
+        raise ConfigError("controls.bounce_ms", f"{config.controls['bounce_ms']!r} is negative",
+                          "Use e.g. bounce_ms = 40")
     display = config.display
     for sink in display["sinks"]:
         if sink not in SINKS:
@@ -236,12 +275,19 @@ def _check(config: Config) -> None:
     if len(display["size"]) != 2 or min(display["size"]) < 120:
         raise ConfigError("display.size", f"{display['size']!r} is too small or not [width, height]",
                           "Use the screen's pixel size, e.g. [800, 480]")
-    if not 0 <= display["web_port"] <= 65535:
-        raise ConfigError("display.web_port", f"{display['web_port']!r} is not a TCP port",
-                          "Use a port number such as 8080")
+    check_port("display.web_port", display["web_port"])
     if "png" in display["sinks"] and not display["png_dir"]:
         raise ConfigError("display.png_dir", "is empty but display.sinks has png",
                           'Give a folder for the screens, e.g. png_dir = "screens"')
+    if not 0 <= config.laser["baud"] <= 4_000_000:        # 4 Mbaud: the fastest Linux knows
+        raise ConfigError("laser.baud", f"{config.laser['baud']!r} is not a baud rate",
+                          "Use 0 for the device's own rate, or the rate its manual gives, e.g. 9600")
     if config.laser["device"] != "none" and not config.laser["port"]:
         raise ConfigError("laser.port", f"is empty but laser.device is {config.laser['device']!r}",
                           'Give the serial port (e.g. "/dev/rfcomm0" or "0403:6001"), or device = "none"')
+
+
+def check_port(key: str, port: int) -> None:
+    """The web display's TCP port (0: any free one), or a ConfigError naming `key`."""
+    if not 0 <= port <= 65535:
+        raise ConfigError(key, f"{port!r} is not a TCP port", "Use a port number such as 8080")

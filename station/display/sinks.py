@@ -45,7 +45,11 @@ class PngSink:
 
     def __init__(self, folder: str | Path, size: tuple[int, int] = (800, 480)) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:          # a file of that name, no permission
+            raise SinkUnavailable(f"cannot make the folder {folder} "
+                                  f"({error.strerror or error})") from None
         self.size = size
         self.count = 0
         self.last: Image.Image | None = None

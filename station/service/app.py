@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from station.config import Config, ConfigError
+from station.config import Config, ConfigError, check_port
 from station.controls import Controls, ControlsError, Intent
 from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
                                    TerminalSink)
@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 SIMULATED_JOURNAL = "~/.local/share/station/simulated.sqlite"
 SCRIPT_STEPS = ("roll", "hold", "measure", "next", "reroll")
+MAX_WAIT_SECONDS = 86400.0       # a script's wait:SECONDS; time.sleep overflows far beyond
 
 
 @dataclass
@@ -52,10 +53,12 @@ def parse_script(text: str) -> list[str]:
         name, _, arg = step.partition(":")
         if name == "wait":
             try:
-                if float(arg) < 0:
+                # nan or inf killed the script thread, and the station never quit
+                if not 0 <= float(arg) <= MAX_WAIT_SECONDS:
                     raise ValueError
             except ValueError:
-                raise ConfigError("--script", f"{step!r} needs seconds", "Write wait:2") from None
+                raise ConfigError("--script", f"{step!r} needs seconds, 0-{MAX_WAIT_SECONDS:g}",
+                                  "Write e.g. wait:2") from None
         elif name not in SCRIPT_STEPS or arg:
             raise ConfigError("--script", f"{step!r} is not a step",
                               f"Use {', '.join(SCRIPT_STEPS)} or wait:SECONDS, comma-separated")
@@ -116,7 +119,6 @@ class Station:
         read = tray_reader("" if options.simulate else config.camera["calibration"],
                            "" if options.simulate else config.camera["faces"],
                            tuple(camera_settings["resolution"]))
-        read.warm_up_in_background()
 
         self.controls = self._controls(hardware)
         self._stack.callback(self.controls.close)
@@ -132,22 +134,28 @@ class Station:
         self.controls.intents = self.session.intents
         if self.laser is not None:            # the tape's own button measures too
             self.laser.on_pushed(lambda: self.session.intents.put(Intent.PUSHED))
+        # last: a bad setting found after it would exit while the networks load in that
+        # thread, and their C++ runtime aborts the process ("terminate called", exit 134)
+        read.warm_up_in_background()
 
     def _sinks(self, hardware: dict[str, str]) -> list[Any]:
         settings, options = self.config.display, self.options
         size = tuple(settings["size"])
         names = ["terminal"] if options.simulate else list(settings["sinks"])
-        if options.web_port is not None and "web" not in names:
-            names.append("web")
+        if options.web_port is not None:
+            check_port("--web", options.web_port)       # bind() raises OverflowError
+            if "web" not in names:
+                names.append("web")
         sinks: list[Any] = []
         if options.screens:
-            sinks.append(PngSink(options.screens, size))
+            sinks.append(self._png(options.screens, size, "--screens"))
         for name in names:
             try:
                 if name == "terminal":
                     sinks.append(TerminalSink())
                 elif name == "png":
-                    sinks.append(PngSink(Path(settings["png_dir"]).expanduser(), size))
+                    sinks.append(self._png(Path(settings["png_dir"]).expanduser(), size,
+                                           "display.png_dir"))
                 elif name == "hdmi":
                     sinks.append(PygameSink())
                 elif name == "lcd":
@@ -167,19 +175,30 @@ class Station:
                               "Fix the screen, or add \"terminal\" or \"png\" to display.sinks")
         return sinks
 
+    @staticmethod
+    def _png(folder: Path, size: tuple[int, int], key: str) -> PngSink:
+        # the folder was named by the user: a setting to fix, not a screen that may be missing
+        try:
+            return PngSink(folder, size)
+        except SinkUnavailable as error:
+            raise ConfigError(key, str(error),
+                              "Give a folder (made if missing), not a file") from None
+
     def _controls(self, hardware: dict[str, str]) -> Controls:
         from gpiozero.exc import BadPinFactory
         from gpiozero.pins.mock import MockFactory
         settings = self.config.controls
         factory = MockFactory() if self.options.simulate else None
         try:
-            return Controls(settings, queue.Queue(), pin_factory=factory)
+            try:
+                return Controls(settings, queue.Queue(), pin_factory=factory)
+            except BadPinFactory:
+                hardware["buttons"] = "no GPIO on this machine: keyboard only"
+                # the mock pins refuse what a Pi would (GPIO99; BOARD1, a 3V3 pin): say so too
+                return Controls(settings, queue.Queue(), pin_factory=MockFactory())
         except ControlsError as error:
             raise ConfigError(str(error).split(":")[0], str(error).split(": ", 1)[1],
-                              "See the wiring in docs/service.md") from error
-        except BadPinFactory:
-            hardware["buttons"] = "no GPIO on this machine: keyboard only"
-            return Controls(settings, queue.Queue(), pin_factory=MockFactory())
+                              "See the wiring in docs/service.md") from None
 
     # --- running -----------------------------------------------------------------------
 

@@ -186,26 +186,28 @@ class TrayReader:
 
 def tray_reader(calibration_path: str, faces_path: str = "",
                 resolution: tuple[int, int] | None = None) -> TrayReader:
-    """The reader with the tray profile and the taught faces; with the camera's
-    `resolution`, a warning in the log when the profile says the dice come out too small in
-    such frames to read the special dice well (a profile made on a photo of another
-    resolution than the station runs at)."""
+    """The reader with the tray profile and the taught faces. With the camera's
+    `resolution`: a ConfigError when the profile was made at another aspect ratio (every
+    roll would fail on it), and a warning in the log when the profile says the dice come out
+    too small in such frames to read the special dice well."""
     calibration = None
     if calibration_path:
         calibration = load_tray_calibration(calibration_path)
         if resolution:
-            _warn_if_dice_are_small(calibration, *resolution)
+            _check_at_resolution(calibration, *resolution)
     return TrayReader(calibration, load_taught_faces(faces_path) if faces_path else None)
 
 
-def _warn_if_dice_are_small(calibration: Any, width: int, height: int) -> None:
+def _check_at_resolution(calibration: Any, width: int, height: int) -> None:
     from station.vision.calibration import CalibrationError
     from station.vision.constants import SMALL_DIE_PX
     try:
         low, _ = calibration.for_image(width, height).die_side_px()
     except CalibrationError as error:
-        log.warning("camera.calibration: %s", error)
-        return
+        w0, h0 = calibration.image_size
+        raise ConfigError("camera.calibration", str(error),
+                          f"Or set camera.resolution to the profile's shape, e.g. [{w0}, {h0}]"
+                          ) from None
     if low < SMALL_DIE_PX:
         log.warning("camera.calibration: at camera.resolution %dx%d the dice's top faces come out "
                     "%.0f px wide; under %d px the artillery die is read less surely "

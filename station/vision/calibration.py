@@ -281,29 +281,47 @@ class TrayCalibration:
 
     @classmethod
     def from_json(cls, data: dict) -> TrayCalibration:
-        try:
-            if data.get("version") != PROFILE_VERSION:
-                raise CalibrationError(
-                    f"profile version {data.get('version')!r} is not {PROFILE_VERSION}: "
-                    "calibrate again with `station calibrate tray IMAGE`")
-            camera = data["camera"]
-            return cls(
-                image_size=tuple(int(v) for v in data["image_size"]),
-                tray_mm=tuple(float(v) for v in data["tray_mm"]), up_edge=str(data["up_edge"]),
-                to_tray=np.array(data["pixels_to_tray_mm"], float).reshape(3, 3),
-                camera_matrix=np.array(camera["matrix"], float).reshape(3, 3),
-                rvec=np.array(camera["rvec"], float).reshape(3, 1),
-                tvec=np.array(camera["tvec"], float).reshape(3, 1),
-                sheet_to_tray=np.array(data["sheet_to_tray_mm"], float).reshape(3, 3),
-                hfov_deg=float(data.get("hfov_deg", DEFAULT_HFOV_DEG)),
-                die_mm=float(data.get("die_mm", DEFAULT_DIE_MM)),
-                reprojection_px=float(data.get("reprojection_px", 0.0)),
-                markers_px={int(k): v for k, v in data.get("markers_px", {}).items()})
-        except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, CalibrationError):
-                raise
-            raise CalibrationError(f"not a tray calibration profile ({error}): calibrate "
-                                   "again with `station calibrate tray IMAGE`") from error
+        """The profile `to_json` wrote; raises CalibrationError naming the field that is
+        missing or wrong (a hand-edited or damaged file would fail later, at every roll)."""
+        if not isinstance(data, dict):
+            raise CalibrationError(f"not a tray calibration profile (it holds {_shown(data)}, "
+                                   f"not a JSON object): {_AGAIN}")
+        if data.get("version") != PROFILE_VERSION:
+            raise CalibrationError(f"profile version {data.get('version')!r} is not "
+                                   f"{PROFILE_VERSION}: {_AGAIN}")
+        camera = data.get("camera")
+        if not isinstance(camera, dict):
+            raise CalibrationError(f"the profile's camera is {_shown(camera)}, not a JSON object "
+                                   f"with matrix, rvec and tvec: {_AGAIN}")
+        matrix = _invertible(camera, "matrix", "camera.")
+        if not (matrix[0, 0] > 0 and matrix[1, 1] > 0):
+            raise CalibrationError(f"the profile's camera.matrix {_shown(matrix.tolist())} has "
+                                   f"no focal length above 0: {_AGAIN}")
+        markers = data.get("markers_px", {})
+        if not isinstance(markers, dict) or not all(str(k).isdigit() for k in markers):
+            raise CalibrationError(f"the profile's markers_px is {_shown(markers)}, not marker ids "
+                                   f"with their corners: {_AGAIN}")
+        up_edge = data.get("up_edge")
+        if up_edge not in UP_EDGES:
+            raise CalibrationError(f"the profile's up_edge is {_shown(up_edge)}, not one of "
+                                   f"{', '.join(UP_EDGES)}: {_AGAIN}")
+        return cls(
+            image_size=tuple(int(v) for v in _numbers(data, "image_size", (2,),
+                                                       "[width, height] in pixels", above=0)),
+            tray_mm=tuple(float(v) for v in _numbers(data, "tray_mm", (2,),
+                                                      "[width, height] in mm", above=0)),
+            up_edge=up_edge,
+            to_tray=_invertible(data, "pixels_to_tray_mm"),
+            camera_matrix=matrix,
+            rvec=_numbers(camera, "rvec", (3, 1), "3 numbers", "camera."),
+            tvec=_numbers(camera, "tvec", (3, 1), "3 numbers", "camera."),
+            sheet_to_tray=_invertible(data, "sheet_to_tray_mm"),
+            hfov_deg=float(_numbers(data, "hfov_deg", (), "degrees", above=0,
+                                    default=DEFAULT_HFOV_DEG)),
+            die_mm=float(_numbers(data, "die_mm", (), "mm", above=0, default=DEFAULT_DIE_MM)),
+            reprojection_px=float(_numbers(data, "reprojection_px", (), "pixels", default=0.0)),
+            markers_px={int(k): _numbers(markers, k, (4, 2), "four [x, y] corners",
+                                         "markers_px.").tolist() for k in markers})
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as out:
@@ -322,6 +340,43 @@ class TrayCalibration:
             raise CalibrationError(f"{path} is not JSON ({error}): give a profile written "
                                    "by `station calibrate tray`") from error
         return cls.from_json(data)
+
+
+_AGAIN = "calibrate again with `station calibrate tray IMAGE`"
+
+
+def _shown(value) -> str:
+    """A profile's value as the file has it, cut short."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _numbers(table: dict, key: str, shape: tuple[int, ...], what: str, prefix: str = "",
+             above: float | None = None, default: float | None = None) -> np.ndarray:
+    """table[key] as finite numbers of `shape` (all above `above`), or a CalibrationError
+    naming the field."""
+    if key not in table and default is None:
+        raise CalibrationError(f"the profile has no {prefix}{key}: {_AGAIN}")
+    value = table.get(key, default)
+    try:
+        array = np.array(value, float)
+    except (TypeError, ValueError):        # not numbers, or rows of different lengths
+        array = np.array([])
+    if array.size != math.prod(shape) or not np.isfinite(array).all() \
+            or (above is not None and (array <= above).any()):
+        more = f" above {above:g}" if above is not None else ""
+        raise CalibrationError(f"the profile's {prefix}{key} is {_shown(value)}, not {what}{more}: "
+                               f"{_AGAIN}")
+    return array.reshape(shape)
+
+
+def _invertible(table: dict, key: str, prefix: str = "") -> np.ndarray:
+    """A 3x3 matrix of the profile that has an inverse (pixels <-> mm both ways need it)."""
+    matrix = _numbers(table, key, (3, 3), "a 3x3 matrix", prefix)
+    if np.linalg.matrix_rank(matrix) < 3:
+        raise CalibrationError(f"the profile's {prefix}{key} {_shown(matrix.tolist())} has no "
+                               f"inverse: {_AGAIN}")
+    return matrix
 
 
 def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:

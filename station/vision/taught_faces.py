@@ -288,21 +288,59 @@ class TaughtFaces:
         """Raises TaughtFacesError (saying what to do) for a missing or bad file."""
         fix = "teach the faces again with `station calibrate faces`"
         try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                patches = data["patches"]
+            data = np.load(path, allow_pickle=False)
         except FileNotFoundError:
             raise TaughtFacesError(f"no taught-faces profile at {path}: {fix}") from None
-        except (OSError, ValueError, KeyError) as error:
-            raise TaughtFacesError(f"{path} is not a taught-faces profile ({error}): "
+        except OSError as error:
+            raise TaughtFacesError(f"cannot read {path} ({error.strerror or error}): "
                                    f"{fix}") from None
-        if meta.get("format") != FORMAT or patches.shape[1:] != (PATCH, PATCH) \
-                or len(patches) != len(meta.get("labels", ())):
-            raise TaughtFacesError(f"{path} is not a taught-faces profile of this version "
-                                   f"({meta.get('format')!r}): {fix}")
+        except Exception:   # empty, cut short, pickled: numpy's words (allow_pickle) mislead
+            data = None
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise TaughtFacesError(f"{path} is not a taught-faces profile (it is empty, cut "
+                                   f"short, or another kind of file): {fix}")
+        with data:
+            try:
+                meta, patches = json.loads(str(data["meta"])), data["patches"]
+            except Exception:   # as above
+                raise TaughtFacesError(f"{path} is not a taught-faces profile (its meta or "
+                                       f"patches are missing or damaged): {fix}") from None
+        problem = _profile_problem(meta, patches)
+        if problem:
+            raise TaughtFacesError(f"{path} is not a taught-faces profile {problem}: {fix}")
         return cls(list(patches), list(meta["labels"]), list(meta["photos"]),
                    {k: float(v) for k, v in meta["thresholds"].items()})
 
+
+def _profile_problem(meta, patches: np.ndarray) -> str | None:
+    """What is wrong with a profile's meta and patches as `load` read them, or None."""
+    if not isinstance(meta, dict):
+        return f"(its meta is {type(meta).__name__} {str(meta)[:40]}, not a table)"
+    if meta.get("format") != FORMAT:
+        return f"of this version ({meta.get('format')!r})"
+    if patches.dtype != np.uint8 or patches.shape[1:] != (PATCH, PATCH):
+        return f"(its patches are {patches.dtype} {patches.shape}, not n x {PATCH} x {PATCH})"
+    for key in ("labels", "photos", "thresholds"):
+        if key not in meta:
+            return f"(its meta has no {key!r})"
+    labels, photos, thresholds = meta["labels"], meta["photos"], meta["thresholds"]
+    for key, value in (("labels", labels), ("photos", photos)):
+        if not isinstance(value, list) or len(value) != len(patches):
+            return f"(it has {len(patches)} patches but {key} {str(value)[:40]})"
+    for label in labels:
+        kind, _, value = str(label).partition(":")
+        try:
+            if label is not None and face_key(kind, parse_value(kind, value)) != label:
+                raise TaughtFacesError(label)
+        except TaughtFacesError:
+            return f"(label {label!r} is not a die face such as 'd6:6')"
+    if not isinstance(thresholds, dict):
+        return f"(its thresholds are {str(thresholds)[:40]}, not a table)"
+    for key, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            return f"(the threshold of {key!r} is {value!r}, not a number)"
+    return None
 
 def _face_score(scores: np.ndarray) -> np.ndarray:
     """A face's score from its photos' scores (last axis; NaN: left out): their median, so

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from station.display.sinks import Display, LumaSink, PngSink, PygameSink, TerminalSink
+from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
+                                   TerminalSink)
 
 
 def test_png_sink_numbers_every_screen(tmp_path, screens):
@@ -15,6 +16,13 @@ def test_png_sink_numbers_every_screen(tmp_path, screens):
     sink.show(screens["resolved"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0001-idle.png", "0002-resolved.png"]
     assert Image.open(tmp_path / "0002-resolved.png").size == (800, 480)
+
+
+
+def test_png_sink_wants_a_folder(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(SinkUnavailable, match="cannot make the folder .*file"):
+        PngSink(tmp_path / "file")
 
 
 def test_terminal_sink_plain_and_fancy(screens):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from station.config import DEFAULTS
+from station.config import DEFAULTS, ConfigError
 from station.controls import Controls, ControlsError, Intent
 from station.controls.keyboard import Keyboard
 from station.service.app import Station
@@ -95,6 +95,19 @@ def test_a_machine_without_gpio_runs_on_the_keyboard(monkeypatch):
     controls = Station._controls(station, hardware)
     assert hardware == {"buttons": "no GPIO on this machine: keyboard only"}
     controls.close()
+
+
+
+@pytest.mark.parametrize("pin", ["GPIO99", "BOARD1"])
+def test_a_pin_the_keyboard_fallback_refuses_is_a_config_error(monkeypatch, pin):
+    # it escaped as a ControlsError traceback, then "terminate called" and exit 134
+    from gpiozero import Device
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "none-on-this-machine")
+    monkeypatch.setattr(Device, "pin_factory", None)
+    station = SimpleNamespace(config=SimpleNamespace(controls={**SETTINGS, "roll": pin}),
+                              options=SimpleNamespace(simulate=False))
+    with pytest.raises(ConfigError, match=rf"controls.roll: pin '{pin}' cannot be used"):
+        Station._controls(station, {})
 
 
 def test_keyboard_presses_buttons_and_quits():

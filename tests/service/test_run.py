@@ -19,7 +19,7 @@ from PIL import Image
 from station import config
 from station.cli import main
 from station.journal import Journal
-from station.service.app import Options, Station
+from station.service.app import Options, Station, parse_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +110,59 @@ def test_bad_config_stops_with_the_key_and_the_fix(tmp_path, capsys):
                  "--journal", str(tmp_path / "j.sqlite")]) == 2
     assert "camera.calibration: cannot load /nonexistent/tray.json" in capsys.readouterr().err
 
+
+def test_a_file_where_the_screens_folder_should_be_stops_with_exit_2(tmp_path, capsys):
+    # both were a FileExistsError traceback and exit 1 (systemd then restarts every 3 s)
+    taken = tmp_path / "taken.png"
+    taken.write_bytes(b"")
+    path = tmp_path / "png.toml"
+    path.write_text(f"[display]\nsinks = ['png']\npng_dir = '{taken}'\n")
+    assert main(["run", "--config", str(path), "--script", "roll",
+                 "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"display.png_dir: cannot make the folder {taken}" in capsys.readouterr().err
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)), "--script", "roll",
+                 "--screens", str(taken), "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"--screens: cannot make the folder {taken}" in capsys.readouterr().err
+
+
+def test_the_reader_warms_up_only_once_everything_is_built(tmp_path, monkeypatch):
+    # a ConfigError raised while the warm-up thread loaded the networks ended the process
+    # with "terminate called" and exit 134 (systemd restarts on it), not 2
+    from station.service.devices import TrayReader
+    warmed = []
+    monkeypatch.setattr(TrayReader, "warm_up_in_background", lambda self: warmed.append(self))
+    path = small_config(tmp_path)
+    path.write_text(path.read_text().replace("bounce_ms = 5", "bounce_ms = 5\nroll = 'GPIO99'"))
+    with pytest.raises(config.ConfigError, match="controls.roll"):
+        Station(config.load(path), Options(simulate=True, journal=tmp_path / "j.sqlite"))
+    assert warmed == []
+    station = Station(config.load(small_config(tmp_path)),
+                      Options(simulate=True, journal=tmp_path / "j.sqlite"))
+    station._stack.close()
+    assert warmed == [station.session.read]
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_web_port_out_of_range_stops_with_exit_2(tmp_path, capsys, port):
+    # bind() raised OverflowError: a traceback and exit 1
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)), "--script", "roll",
+                 "--web", port, "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert f"--web: {port} is not a TCP port" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("wait", ["nan", "inf", "-1", "1e20", "two"])
+def test_a_script_wait_that_is_not_seconds_is_refused(wait):
+    # wait:nan and wait:inf killed the script thread (ValueError, OverflowError in sleep):
+    # the station then ran on and never quit
+    assert parse_script("roll,wait:2.5") == ["roll", "wait:2.5"]
+    with pytest.raises(config.ConfigError, match=f"--script: 'wait:{wait}' needs seconds, 0-86400"):
+        parse_script(f"roll,wait:{wait}")
+
+
+def test_a_bad_script_stops_with_exit_2(tmp_path, capsys):
+    assert main(["run", "--simulate", "--config", str(small_config(tmp_path)),
+                 "--script", "roll,wait:inf", "--journal", str(tmp_path / "j.sqlite")]) == 2
+    assert "--script: 'wait:inf' needs seconds" in capsys.readouterr().err
 
 def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     journal_path = tmp_path / "journal.sqlite"

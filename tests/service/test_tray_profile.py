@@ -1,11 +1,13 @@
 """The tray profile at start-up: the station says in its log when the profile, at the
-camera's resolution, gives dice too small to read the special dice well."""
+camera's resolution, gives dice too small to read the special dice well, and refuses a
+profile made at another aspect ratio."""
 
 import logging
 
 import numpy as np
 import pytest
 
+from station.config import ConfigError
 from station.fakes.tray import random_tray
 from station.service.devices import tray_reader
 from station.vision.calibration import calibrate_image, load_profile
@@ -28,7 +30,7 @@ def warnings_at(resolution, profile_path, caplog) -> str:
     return " ".join(r.getMessage() for r in caplog.records)
 
 
-def test_small_dice_or_another_aspect_are_told_at_start(profile_path, caplog):
+def test_small_dice_are_told_at_start(profile_path, caplog):
     profile = load_profile(profile_path)
     assert profile.die_side_px()[0] >= 20
     assert warnings_at((1280, 960), profile_path, caplog) == ""
@@ -37,5 +39,12 @@ def test_small_dice_or_another_aspect_are_told_at_start(profile_path, caplog):
     assert small < 20
     told = warnings_at((640, 480), profile_path, caplog)
     assert f"camera.resolution 640x480 the dice's top faces come out {small:.0f} px" in told
-    told = warnings_at((1920, 1080), profile_path, caplog)
-    assert "camera.calibration" in told and "calibrate again at this resolution" in told
+
+
+def test_a_profile_of_another_aspect_ratio_stops_the_station(profile_path):
+    # it used to be a warning, and then every ROLL failed and nothing was journalled
+    with pytest.raises(ConfigError, match=r"camera.calibration: the profile was made on "
+                                          r"1280x960 frames and this one is 1920x1080.*"
+                                          r"camera.resolution to the profile's shape, e.g. "
+                                          r"\[1280, 960\]"):
+        tray_reader(profile_path, "", (1920, 1080))

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import types
 
 import cv2
@@ -93,6 +94,43 @@ def test_profile_round_trip_and_bad_files(tmp_path, shot, profile):
     with pytest.raises(CalibrationError, match="calibrate again"):
         TrayCalibration.load(str(tmp_path / "old.json"))
 
+
+
+def edited(profile, change):
+    data = json.loads(json.dumps(profile.to_json()))
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.update(image_size=[0, 0]), "image_size is [0, 0], not [width, height] in pixels"),
+    (lambda d: d.update(image_size=[-1280, -960]), "image_size is [-1280, -960]"),
+    (lambda d: d.update(image_size=["a", 960]), "image_size"),
+    (lambda d: d.update(markers_px=[1, 2]), "markers_px is [1, 2], not marker ids"),
+    (lambda d: d.update(markers_px={"0": [1, 2]}), "markers_px.0 is [1, 2], not four [x, y] corners"),
+    (lambda d: d.update(die_mm=float("nan")), "die_mm is NaN, not mm above 0"),
+    (lambda d: d.update(tray_mm=[300, float("inf")]), "tray_mm is [300, Infinity]"),
+    (lambda d: d["camera"].update(matrix=[[0] * 3] * 3), "camera.matrix [[0.0, 0.0, 0.0]"),
+    (lambda d: d["camera"].update(matrix=[[-1, 0, 0], [0, -1, 0], [0, 0, 1]]), "no focal length"),
+    (lambda d: d["camera"].update(rvec=[1, 2]), "camera.rvec is [1, 2], not 3 numbers"),
+    (lambda d: d.update(camera=None), "camera is null, not a JSON object"),
+    (lambda d: d.pop("tray_mm"), "has no tray_mm"),
+    (lambda d: d.update(pixels_to_tray_mm=[[1, 2, 3], [2, 4, 6], [0, 0, 1]]), "pixels_to_tray_mm"),
+    (lambda d: d.update(up_edge="north"), "up_edge is \"north\", not one of top"),
+])
+def test_a_damaged_profile_names_the_field(profile, change, words):
+    # a hand-edited or damaged profile used to load and then fail at every roll (or stop
+    # the service with a traceback): now it is refused at once, naming what is wrong
+    with pytest.raises(CalibrationError) as caught:
+        TrayCalibration.from_json(edited(profile, change))
+    assert words in str(caught.value) and "calibrate again" in str(caught.value)
+
+
+@pytest.mark.parametrize("top", ["[]", "null", "3"])
+def test_a_profile_that_is_not_an_object_is_refused(tmp_path, top):
+    (tmp_path / "top.json").write_text(top)
+    with pytest.raises(CalibrationError, match=re.escape(f"it holds {top}, not a JSON object")):
+        calibration.load_profile(str(tmp_path / "top.json"))
 
 def test_same_camera_at_half_resolution(shot, profile):
     half = profile.for_image(640, 480)

@@ -1,6 +1,8 @@
 """Taught faces (issue 4, optional part): a d6 with a star instead of the 6, taught from five
 rendered photos, is read right on other rendered trays; untaught, it is not."""
 
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -136,6 +138,40 @@ def test_profile_round_trip_and_bad_files(star_faces, tmp_path):
     with pytest.raises(TaughtFacesError, match="not a taught-faces profile of this version"):
         TaughtFaces.load(str(other))
 
+
+
+def saved(path, meta, patches=np.zeros((0, 60, 60), np.uint8)):
+    with open(path, "wb") as out:
+        np.savez(out, meta=np.array(json.dumps(meta)), patches=patches)
+    return str(path)
+
+
+GOOD = {"format": "station taught faces 1", "labels": [], "photos": [], "thresholds": {}}
+
+
+@pytest.mark.parametrize("write, words", [
+    (lambda p: p.write_bytes(b"") or str(p), "it is empty, cut short"),
+    (lambda p: np.save(p.with_suffix(".npy"), np.zeros(3)) or str(p.with_suffix(".npy")),
+     "another kind of file"),
+    (lambda p: np.save(p.with_suffix(".npy"), np.array([{}]), allow_pickle=True)
+     or str(p.with_suffix(".npy")), "another kind of file"),
+    (lambda p: saved(p, [1, 2]), "its meta is list [1, 2], not a table"),
+    (lambda p: saved(p, {k: v for k, v in GOOD.items() if k != "photos"}),
+     "its meta has no 'photos'"),
+    (lambda p: saved(p, {**GOOD, "thresholds": {"d6:6": "x"}}),
+     "the threshold of 'd6:6' is 'x', not a number"),
+    (lambda p: saved(p, {**GOOD, "labels": ["d6 six"], "photos": ["a"]},
+                     np.zeros((1, 60, 60), np.uint8)), "label 'd6 six' is not a die face"),
+    (lambda p: saved(p, {**GOOD, "labels": [None]}, np.zeros((1, 60, 60), np.uint8)),
+     "1 patches but photos []"),
+    (lambda p: saved(p, GOOD, np.zeros((0, 60, 60), np.float32)), "its patches are float32"),
+])
+def test_a_damaged_profile_says_what_is_wrong(tmp_path, write, words):
+    # each used to escape as EOFError, TypeError, AttributeError, KeyError or ValueError
+    with pytest.raises(TaughtFacesError) as caught:
+        TaughtFaces.load(write(tmp_path / "faces.npz"))
+    assert words in str(caught.value) and "calibrate faces" in str(caught.value)
+    assert "pickle" not in str(caught.value)
 
 def test_forgetting_a_face(star_faces):
     faces, _ = star_faces
