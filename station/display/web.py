@@ -56,7 +56,11 @@ class WebSink:
         from station.display.sinks import SinkUnavailable
         from station.journal import Journal, JournalError
         self.size = size
+        # show() (the station's loop) takes only _lock, held for an assignment: browsers,
+        # whatever they ask, never hold up a roll. Journal reads share one connection.
         self._lock = threading.Lock()
+        self._journal_lock = threading.Lock()
+        self._render_lock = threading.Lock()        # a new screen is drawn once, not per browser
         self._screen = Screen(state="idle", action="The station", prompt="Starting…")
         self._version = 0
         self._png: tuple[int, bytes] | None = None      # (version, PNG) last rendered
@@ -84,7 +88,7 @@ class WebSink:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-        with self._lock:
+        with self._journal_lock:
             self._journal.close()
 
     # --- what the handler serves ----------------------------------------------------------
@@ -94,17 +98,18 @@ class WebSink:
             return self._version
 
     def current_png(self) -> bytes:
-        with self._lock:
-            screen, version, cached = self._screen, self._version, self._png
-        if cached is None or cached[0] != version:
-            cached = (version, png_bytes(screen, self.size))
+        with self._render_lock:
             with self._lock:
-                self._png = cached
-        return cached[1]
+                screen, version, cached = self._screen, self._version, self._png
+            if cached is None or cached[0] != version:
+                cached = (version, png_bytes(screen, self.size))
+                with self._lock:
+                    self._png = cached
+            return cached[1]
 
     def latest(self) -> str:
         """The latest outcomes and measurements, newest first, as table rows."""
-        with self._lock:
+        with self._journal_lock:
             entries = list(self._journal.entries(kind=("outcome", "measurement"), limit=RECENT))[::-1]
         rows = "".join(
             f'<tr><td><a href="/entry/{e.id}">#{e.id}</a></td><td class="muted">'
@@ -127,7 +132,7 @@ class WebSink:
         """(content type, body) of an entry's page, picture, frame or data; LookupError with
         what is missing."""
         from station.service.replay import screen_of
-        with self._lock:
+        with self._journal_lock:
             entry = self._journal.get(entry_id)
             if entry is None:
                 raise LookupError(f"no journal entry #{entry_id}: the front page lists the latest")

@@ -106,6 +106,48 @@ def test_the_web_display_never_writes_the_journal(station):
         sink._journal.add_measurement("x", "1 in", {})
 
 
+def test_browsers_reading_the_journal_never_hold_up_the_station(station, monkeypatch):
+    import threading
+    sink, ids = station
+    reading, release = threading.Event(), threading.Event()
+    get_entry = sink._journal.get
+
+    def slow_get(entry_id):                  # a browser's query on a busy SD card
+        reading.set()
+        release.wait(10)
+        return get_entry(entry_id)
+
+    monkeypatch.setattr(sink._journal, "get", slow_get)
+    browser = threading.Thread(target=sink.entry, args=(ids["outcome"], ".json"))
+    browser.start()
+    assert reading.wait(10)
+    station_loop = threading.Thread(target=sink.show, args=(Screen(state="idle", action="x"),))
+    station_loop.start()
+    station_loop.join(2)
+    held_up = station_loop.is_alive()
+    release.set()
+    browser.join()
+    station_loop.join()
+    assert not held_up
+
+
+def test_a_new_screen_is_drawn_once_for_all_browsers(station, monkeypatch):
+    import threading
+    import time
+    from station.display import web
+    sink, _ = station
+    drawn = []
+    monkeypatch.setattr(web, "png_bytes", lambda screen, size: (drawn.append(screen),
+                                                                 time.sleep(0.05), b"png")[2])
+    sink.show(Screen(state="idle", action="new"))
+    browsers = [threading.Thread(target=sink.current_png) for _ in range(10)]
+    for browser in browsers:
+        browser.start()
+    for browser in browsers:
+        browser.join()
+    assert len(drawn) == 1
+
+
 def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
     sink, _ = station
     with pytest.raises(SinkUnavailable, match="web_port"):
