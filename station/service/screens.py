@@ -16,15 +16,25 @@ def outcome_words(data: dict[str, Any]) -> str:
     return words.replace("_", " ").upper()
 
 
+def deciding_steps(steps: list[dict[str, Any]], room: int = 3) -> list[str]:
+    """The steps a player checks the result by, in the order they happened: the screen has
+    room for two or three lines. After a re-roll (DICE-4) the steps of the roll that no
+    longer counts are left out; steps that compute something (a sum against a target, a
+    die turned into inches) come before those that only describe what follows."""
+    rerolled = [i for i, step in enumerate(steps) if step["rule"] == "DICE-4"]
+    steps = steps[rerolled[-1]:] if rerolled else steps
+    computed = [i for i, step in enumerate(steps) if any(c in step["text"] for c in "=<>→≥≤")]
+    chosen = sorted((computed + [i for i in range(len(steps)) if i not in computed])[:room])
+    return [steps[i]["text"] for i in chosen]
+
+
 def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
                    position: tuple[int, int], reroll_offered: bool = False) -> Screen:
     """The screen of a resolved outcome, from its JSON and the rolls it was read from (none
     when the dice were typed in): live, and redrawn by `journal show`."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
-    # The step that decided the result first: the screen has room for two or three lines, and
-    # after a re-roll the first steps are about the roll that no longer counts (DICE-4).
-    details = [step["text"] for step in reversed(data.get("steps", []))][:3]
+    details = deciding_steps(data.get("steps", []))
     prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
