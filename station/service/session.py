@@ -150,7 +150,7 @@ class Session:
             else:
                 outcome = rules.resolve(choice.ruling, params, tray)
         except Cancelled as why:
-            self.idle(f"{why}.", level="warn")
+            self.idle(self._abandoned(choice, again, tray.readings, str(why)), level="warn")
             return
         except CameraError as error:
             self.hardware["camera"] = str(error)
@@ -172,6 +172,27 @@ class Session:
             position=(self.index + 1, len(self.actions)),
             reroll_offered=self.reroll_allowed()))
 
+    def _abandoned(self, choice: ActionChoice, again: Resolved | None, readings: list[int],
+                   why: str) -> str:
+        """A ruling given up (NEXT, a timeout) after some of its dice were read: the players
+        have seen them, so they are not undone. They are journalled as an abandoned outcome,
+        and a re-roll whose dice were seen is used (DICE-4): else NEXT would give a second."""
+        if not readings:
+            return f"{why}."
+        used = again is not None
+        steps = [{"rule": "DICE-4", "text": "the re-roll was given up after its dice were read: "
+                                            "it is used; the first result stands"}] if used else []
+        data = {"action": choice.ruling, "outcome": "abandoned", "headline": "ABANDONED",
+                "action_name": choice.name, "command": choice.command, "reason": why,
+                "steps": steps, "rules": ["DICE-4"] if used else [],
+                "reroll_of": again.entry_id if used else None}
+        entry_id = self.journal.add_outcome(choice.name, "ABANDONED", data, readings)
+        if used:
+            self.last = dataclasses.replace(again, rerolled=True)
+            return (f"{why}: the re-roll's dice were read, so it is used (DICE-4); the first "
+                    f"result stands (journal #{entry_id}).")
+        return f"{why}: the dice read so far are journalled (#{entry_id})."
+
     def reroll_allowed(self) -> bool:
         last = self.last
         return bool(last and not last.rerolled and last.outcome.rerollable
@@ -182,7 +203,12 @@ class Session:
             why = ("nothing to re-roll yet" if self.last is None else
                    "no die is re-rolled more than once (DICE-4)" if self.last.rerolled else
                    "the rules allow no re-roll of this result (DICE-4)")
-            self.idle(f"RE-ROLL: {why}.", level="warn")
+            if self.state == "resolved" and self.screen is not None:   # the result stays up
+                self.set_state("resolved", dataclasses.replace(
+                    self.screen, prompt=f"RE-ROLL: {why}. ROLL again, NEXT action, MEASURE",
+                    level="warn", reroll_offered=False))
+            else:
+                self.idle(f"RE-ROLL: {why}.", level="warn")
             return
         self.roll(manual=False, again=self.last)
 

@@ -80,6 +80,14 @@ def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
     flagged = [d for d in wanted if d.value is None or {"cocked", "unreadable"} & set(d.flags)]
     marks = [DieMark.from_detected(d) for d in dice]
     words = _dice_words(kind, count)
+    # A cocked die first: the reader can see one leaning die twice (its top and a side), and
+    # "take 1 out" would send the players looking for a die that is not there.
+    if flagged:
+        what = "cocked" if any("cocked" in d.flags for d in flagged) else "unreadable"
+        many = len(flagged) > 1
+        noun = ("" if kind == "d6" else f"{kind} ") + ("dice" if many else "die")
+        return Verdict(None, f"re-roll the {what} {noun}{f' ({len(flagged)})' if many else ''}",
+                       marks)
     if len(wanted) > count:
         extra = len(wanted) - count
         return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
@@ -87,12 +95,6 @@ def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
     if len(wanted) < count:
         return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
                              f"roll all {words}", marks)
-    if flagged:
-        what = "cocked" if any("cocked" in d.flags for d in flagged) else "unreadable"
-        many = len(flagged) > 1
-        noun = ("" if kind == "d6" else f"{kind} ") + ("dice" if many else "die")
-        return Verdict(None, f"re-roll the {what} {noun}{f' ({len(flagged)})' if many else ''}",
-                       marks)
     ordered = sorted(wanted, key=lambda d: (round(d.center[1] / 40), d.center[0]))  # reading order
     faces = [Face(kind, d.value, d.bearing_deg if kind == "scatter" else None) for d in ordered]
     return Verdict(faces, "", marks, others)

@@ -212,3 +212,38 @@ def test_the_session_gives_freed_memory_back_after_each_intent(tmp_path, monkeyp
         session.intents.put(intent)
     session.run()
     assert shown[-1].state == "idle" and len(trims) == 3
+
+
+def test_a_re_roll_given_up_after_its_dice_were_read_is_used(tmp_path, monkeypatch):
+    # NEXT in the middle of a re-roll (an AOE's attack read, its deviation asked): the players
+    # have seen the re-roll's dice, so pressing NEXT must not give them another (DICE-4)
+    from station.rules import actions as rules
+    from station.service.tray_source import Cancelled
+    session, tray, shown = make(tmp_path, [ROLL_2D6])
+    session.handle(Intent.ROLL)
+    first = shown[-1].entry_id
+
+    def read_then_next(outcome, source):
+        source.take("d6", 2, "2 d6: re-roll")
+        raise Cancelled("roll cancelled")
+
+    monkeypatch.setattr(rules, "reroll", read_then_next)
+    session.handle(Intent.REROLL)
+    assert "re-roll's dice were read, so it is used (DICE-4)" in shown[-1].prompt
+    abandoned = list(session.journal.entries(kind="outcome"))[-1]
+    assert abandoned.headline == "ABANDONED" and abandoned.data["reroll_of"] == first
+    assert len(session.journal.readings_of(abandoned.id)) == 1      # the dice seen, kept
+    session.handle(Intent.REROLL)
+    assert "no die is re-rolled more than once" in shown[-1].prompt
+
+
+def test_a_refused_re_roll_leaves_the_result_on_the_screen(tmp_path):
+    session, _, shown = make(tmp_path, [ROLL_2D6])
+    session.handle(Intent.ROLL)
+    result = shown[-1]
+    session.handle(Intent.REROLL)
+    session.handle(Intent.REROLL)
+    refused = shown[-1]
+    assert refused.state == "resolved" and refused.headline == shown[-2].headline
+    assert refused.prompt.startswith("RE-ROLL: no die is re-rolled more than once (DICE-4)")
+    assert result.headline and refused.entry_id == shown[-2].entry_id

@@ -83,6 +83,8 @@ def test_judge_accepts_exactly_the_dice_asked_for_in_reading_order():
     ([die(5)], "the tray shows 1 d6, 2 asked for: roll all 2 d6"),
     ([die(5), die(None, flags=["cocked"])], "re-roll the cocked die"),
     ([die(5), die(None, flags=["unreadable"])], "re-roll the unreadable die"),
+    # one leaning die seen twice, its top and a side: not "take 1 out"
+    ([die(5), die(3, x=300), die(None, x=320, flags=["cocked"])], "re-roll the cocked die"),
 ])
 def test_judge_says_what_is_wrong(dice, words):
     verdict = judge(dice, "d6", 2)
