@@ -39,6 +39,10 @@ MARKER_IDS = (0, 1, 2, 3)      # top-left, top-right, bottom-right, bottom-left
 MARKER_MM = 30.0               # black square side, as printed
 TILE_MM = 40.0                 # the white tile each marker sits on, pushed into a corner
 PROFILE_VERSION = 1
+CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+# A right layout fits its 16 corners to well under a pixel (0.04-0.44 px on rendered trays);
+# tiles in the wrong corners or not flat fit far worse (100 px for a left-right swap).
+MAX_FIT_SHARE = 0.10           # refused above this share of a marker's side in pixels
 
 
 class CalibrationError(ValueError):
@@ -379,6 +383,25 @@ def _invertible(table: dict, key: str, prefix: str = "") -> np.ndarray:
     return matrix
 
 
+_PLACE_TILES = ("put tile 0 in the tray's top-left corner, 1 top-right, 2 bottom-right and "
+                "3 bottom-left (calibration/README.md)")
+
+
+def _check_order(found: dict[int, np.ndarray]) -> None:
+    """Refuse marker centres 0 -> 1 -> 2 -> 3 that do not go clockwise round a convex
+    quadrilateral (as seen from above, image y down): tiles swapped between corners, which
+    would otherwise give a tray of the wrong size or dice off by centimetres."""
+    centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
+    edges = np.roll(centres, -1, axis=0) - centres
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] \
+        - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if (turns <= 0).any():
+        where = ", ".join(f"{i} at ({c[0]:.0f}, {c[1]:.0f})" for i, c in zip(MARKER_IDS, centres))
+        raise CalibrationError(
+            f"the markers are not in their corners (found {where} px; going 0, 1, 2, 3 they "
+            f"must run clockwise round the tray): {_PLACE_TILES}, then try again")
+
+
 def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:
     """Homography from pixels to the unit square through the four marker centres."""
     centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
@@ -424,11 +447,11 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
     found = detect_markers(image)
     missing = [i for i in MARKER_IDS if i not in found]
     if missing:
-        names = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
         raise CalibrationError(
-            "tray markers not found: " + ", ".join(f"{i} ({names[i]})" for i in missing)
+            "tray markers not found: " + ", ".join(f"{i} ({CORNER_NAMES[i]})" for i in missing)
             + ". Put the four printed markers (calibration/markers.pdf) in the tray's corners, "
             "flat, fully in view, in focus and lit without glare, then try again")
+    _check_order(found)
     found = _square_up({i: found[i] for i in MARKER_IDS})
     sheet_mm = _tray_size(found)
     layout = marker_corners_mm(sheet_mm)
@@ -441,6 +464,15 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
     back = cv2.perspectiveTransform(sheet_pts.reshape(1, -1, 2),
                                     np.linalg.inv(px_to_sheet))[0]
     reprojection = float(np.sqrt(((back - image_pts) ** 2).sum(axis=1).mean()))
+    side_px = float(np.mean([np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1).mean()
+                             for c in found.values()]))
+    if reprojection > MAX_FIT_SHARE * side_px:
+        # The corners do not lie where four tiles in the tray's corners would put them: a
+        # profile from them measures the tray and the dice wrong by centimetres.
+        raise CalibrationError(
+            f"the markers fit the tray layout to {reprojection:.1f} px, more than "
+            f"{100 * MAX_FIT_SHARE:.0f} % of their {side_px:.0f} px side: {_PLACE_TILES}, "
+            "each flat on the floor and pushed right into its corner, then try again")
     h_img, w_img = image.shape[:2]
     f = (w_img / 2) / math.tan(math.radians(hfov_deg) / 2)
     K = np.array([[f, 0, w_img / 2], [0, f, h_img / 2], [0, 0, 1]])

@@ -254,3 +254,53 @@ def test_cli_warns_when_the_frame_is_soft(tmp_path, capsys):
         assert "focus: the markers' edges are blurred by" in printed.out
         told[blur] = "warning: the frame is soft" in printed.err
     assert told == {0.3: False, 2.0: True}
+
+
+def swapped_tray(monkeypatch, swap: dict[int, int], seed: int = 5):
+    """A rendered tray whose tiles sit in the wrong corners: the tile drawn where marker i
+    belongs carries marker swap[i]."""
+    from station.fakes import tray as fake_tray
+    real = fake_tray.marker_image
+    monkeypatch.setattr(fake_tray, "marker_image",
+                        lambda marker_id, pixels: real(swap.get(marker_id, marker_id), pixels))
+    shot = render_roll([Face("d6", 3), Face("d6", 5)], np.random.default_rng(seed),
+                       size=(1280, 960), markers=True, tray_mm=(342.0, 234.0), yaw_deg=10.0)
+    monkeypatch.undo()
+    return shot
+
+
+@pytest.mark.parametrize("swap", [
+    {0: 1, 1: 0, 2: 3, 3: 2},      # left-right: gave a 234.5 x 342.1 mm tray for 342 x 234
+    {0: 3, 3: 0, 1: 2, 2: 1},      # top-bottom
+    {0: 2, 2: 0},                  # a diagonal: the right size, dice off by centimetres
+    {1: 3, 3: 1},
+    {2: 3, 3: 2},                  # the uncut sheet's old order
+    {0: 1, 1: 0},
+])
+def test_tiles_in_the_wrong_corners_are_refused(monkeypatch, swap, tmp_path, capsys):
+    shot = swapped_tray(monkeypatch, swap)
+    with pytest.raises(CalibrationError, match="put tile 0 in the tray's top-left corner, 1 "
+                                               "top-right, 2 bottom-right and 3 bottom-left"):
+        calibrate_image(shot.image)
+    image = tmp_path / "swapped.png"
+    cv2.imwrite(str(image), shot.image)
+    assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json")]) == 2
+    assert "not in their corners" in capsys.readouterr().err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_the_right_corners_still_calibrate(monkeypatch):
+    shot = swapped_tray(monkeypatch, {})
+    assert calibrate_image(shot.image).tray_mm == pytest.approx((342.0, 234.0), abs=1.0)
+
+
+def test_markers_that_do_not_fit_the_layout_are_refused(monkeypatch, shot):
+    # In their corners but not where tiles pushed into them would be (a tile lifted, or
+    # printed at another size): the fit error, not the order, gives it away.
+    found = detect_markers(shot.image)
+    centre = found[1].mean(axis=0)
+    found[1] = centre + (found[1] - centre) * 1.8
+    monkeypatch.setattr(calibration, "detect_markers", lambda image: found)
+    with pytest.raises(CalibrationError, match=r"fit the tray layout to [\d.]+ px, more than "
+                                               r"10 % of their \d+ px side"):
+        calibrate_image(shot.image)
