@@ -19,6 +19,9 @@ from station.vision.calibration import MARKER_IDS, MARKER_MM, TILE_MM, marker_im
 DPI = 300
 A4_MM = (210.0, 297.0)
 CORNERS = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+SHEET_PLACE = {0: (0, 0), 1: (1, 0), 2: (1, 1), 3: (0, 1)}   # id -> (column, row)
+SHEET_ORIGIN_MM = (35.0, 60.0)         # the top-left tile's corner on the page
+SHEET_TRAY_MM = (90.0 + TILE_MM, 80.0 + TILE_MM)   # the uncut sheet as a tray: 130 x 120
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -37,9 +40,11 @@ def sheet() -> np.ndarray:
     text("Cut along the grey lines. Push each tile into the tray corner named", 15, 30, 1.1, 2)
     text("below it, flat on the floor, text side up and readable from the front.", 15, 36, 1.1, 2)
     text("Then: station calibrate tray PHOTO.jpg  (see calibration/README.md)", 15, 42, 1.1, 2)
-    for index, marker_id in enumerate(MARKER_IDS):
-        col, row = index % 2, index // 2
-        x0, y0 = 35 + col * 90, 60 + row * 80
+    for marker_id in MARKER_IDS:
+        # Each tile in its own corner of the group, so that the uncut sheet is itself a
+        # valid 130 x 120 mm tray: a photo of it checks the print and the calibration.
+        col, row = SHEET_PLACE[marker_id]
+        x0, y0 = SHEET_ORIGIN_MM[0] + col * 90, SHEET_ORIGIN_MM[1] + row * 80
         inset = (TILE_MM - MARKER_MM) / 2
         side = mm(MARKER_MM)
         page[mm(y0 + inset):mm(y0 + inset) + side, mm(x0 + inset):mm(x0 + inset) + side] = \

@@ -304,3 +304,27 @@ def test_markers_that_do_not_fit_the_layout_are_refused(monkeypatch, shot):
     with pytest.raises(CalibrationError, match=r"fit the tray layout to [\d.]+ px, more than "
                                                r"10 % of their \d+ px side"):
         calibrate_image(shot.image)
+
+
+@pytest.fixture(scope="module")
+def make_sheet():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "calibration" / "make_sheet.py"
+    spec = importlib.util.spec_from_file_location("make_sheet", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def sheet_page(make_sheet):
+    return make_sheet.sheet()
+
+
+def test_the_uncut_sheet_is_a_valid_tray(make_sheet, sheet_page):
+    # The tiles sat in reading order (2 bottom-left, though labelled bottom-right): a photo
+    # of the uncut sheet calibrated to nonsense. Now it is a 130 x 120 mm tray.
+    profile = calibrate_image(sheet_page)
+    assert make_sheet.SHEET_TRAY_MM == (130.0, 120.0)
+    assert profile.tray_mm == pytest.approx(make_sheet.SHEET_TRAY_MM, abs=0.3)
