@@ -3,7 +3,7 @@
     PYTHONPATH=. python calibration/make_sheet.py
 
 Four ArUco 4x4_50 markers (ids 0-3), each MARKER_MM wide on a TILE_MM tile with cut lines,
-labelled with the corner it goes to, and a 100 mm ruler to check the print scale.
+labelled inside its tile's margin with the corner it goes to, and a 100 mm ruler to check the print scale.
 Needs Pillow (the `sim` extra) for the PDF.
 """
 
@@ -29,6 +29,22 @@ def mm(v: float) -> int:
     return int(round(v / 25.4 * DPI))
 
 
+LABEL_MM = 1.6       # label text height, in the outer part of the tile's bottom margin
+LABEL_GAP_MM = 0.9   # from the label's baseline to the cut line
+
+
+def label(page: np.ndarray, words: str, x0_mm: float, y0_mm: float) -> None:
+    """The tile's id and corner, centred in its bottom margin near the cut line: on the tile,
+    so it is not cut off, and away from the marker, whose white quiet zone it must leave
+    mostly clear for detection (a margin of 5 mm; the text's top stays 2.5 mm from it)."""
+    font, thick = cv2.FONT_HERSHEY_SIMPLEX, 2
+    scale = mm(LABEL_MM) / cv2.getTextSize("0", font, 1.0, thick)[0][1]
+    (width, _), _ = cv2.getTextSize(words, font, scale, thick)
+    x = mm(x0_mm + TILE_MM / 2) - width // 2
+    y = mm(y0_mm + TILE_MM - LABEL_GAP_MM)
+    cv2.putText(page, words, (x, y), font, scale, 0, thick, cv2.LINE_AA)
+
+
 def sheet() -> np.ndarray:
     page = np.full((mm(A4_MM[1]), mm(A4_MM[0])), 255, np.uint8)
     font = cv2.FONT_HERSHEY_SIMPLEX
@@ -38,7 +54,7 @@ def sheet() -> np.ndarray:
 
     text("Station tray markers - print at 100 % (no 'fit to page')", 15, 20, 1.5, 3)
     text("Cut along the grey lines. Push each tile into the tray corner named", 15, 30, 1.1, 2)
-    text("below it, flat on the floor, text side up and readable from the front.", 15, 36, 1.1, 2)
+    text("on it, flat on the floor, text side up and readable from the front.", 15, 36, 1.1, 2)
     text("Then: station calibrate tray PHOTO.jpg  (see calibration/README.md)", 15, 42, 1.1, 2)
     for marker_id in MARKER_IDS:
         # Each tile in its own corner of the group, so that the uncut sheet is itself a
@@ -50,7 +66,7 @@ def sheet() -> np.ndarray:
         page[mm(y0 + inset):mm(y0 + inset) + side, mm(x0 + inset):mm(x0 + inset) + side] = \
             marker_image(marker_id, side)
         cv2.rectangle(page, (mm(x0), mm(y0)), (mm(x0 + TILE_MM), mm(y0 + TILE_MM)), 160, 2)
-        text(f"{marker_id}: {CORNERS[marker_id]}", x0, y0 + TILE_MM + 8, 1.2, 3)
+        label(page, f"{marker_id}: {CORNERS[marker_id]}", x0, y0)
     # A ruler: 100 mm with 10 mm ticks, to check the printer kept the scale.
     y = 250
     cv2.line(page, (mm(35), mm(y)), (mm(135), mm(y)), 0, 3)

@@ -328,3 +328,23 @@ def test_the_uncut_sheet_is_a_valid_tray(make_sheet, sheet_page):
     profile = calibrate_image(sheet_page)
     assert make_sheet.SHEET_TRAY_MM == (130.0, 120.0)
     assert profile.tray_mm == pytest.approx(make_sheet.SHEET_TRAY_MM, abs=0.3)
+
+
+def test_the_sheet_labels_are_on_the_tiles(make_sheet, sheet_page):
+    # The labels were printed 8 mm below each tile, outside the cut line, and were cut off.
+    # Now each sits in its tile's bottom margin, and the markers are still found, also small
+    # and soft (44 px wide, as in a photo of the tray).
+    mm = make_sheet.mm
+    for marker_id, (col, row) in make_sheet.SHEET_PLACE.items():
+        x0 = make_sheet.SHEET_ORIGIN_MM[0] + col * 90
+        y0 = make_sheet.SHEET_ORIGIN_MM[1] + row * 80
+        below = sheet_page[mm(y0 + calibration.TILE_MM) + 3:mm(y0 + calibration.TILE_MM + 12),
+                           mm(x0):mm(x0 + calibration.TILE_MM)]
+        assert below.min() == 255, f"ink below tile {marker_id}, outside its cut line"
+        margin = sheet_page[mm(y0 + calibration.TILE_MM - 5) + 2:mm(y0 + calibration.TILE_MM) - 3,
+                            mm(x0) + 3:mm(x0 + calibration.TILE_MM) - 3]
+        assert (margin < 128).sum() > 500, f"no label in tile {marker_id}'s margin"
+    for shrink in (1, 8):
+        small = cv2.resize(sheet_page, None, fx=1 / shrink, fy=1 / shrink,
+                           interpolation=cv2.INTER_AREA)
+        assert sorted(detect_markers(cv2.GaussianBlur(small, (0, 0), 1.0))) == [0, 1, 2, 3]
