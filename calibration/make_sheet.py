@@ -52,7 +52,8 @@ def sheet() -> np.ndarray:
     def text(s, x_mm, y_mm, size=1.6, thick=3):
         cv2.putText(page, s, (mm(x_mm), mm(y_mm)), font, size, 0, thick, cv2.LINE_AA)
 
-    text("Station tray markers - print at 100 % (no 'fit to page')", 15, 20, 1.5, 3)
+    text("Station tray markers - print at 100 % / Actual size (no 'fit to page')", 15, 20,
+         1.5, 3)
     text("Cut along the grey lines. Push each tile into the tray corner named", 15, 30, 1.1, 2)
     text("on it, flat on the floor, text side up and readable from the front.", 15, 36, 1.1, 2)
     text("Then: station calibrate tray PHOTO.jpg  (see calibration/README.md)", 15, 42, 1.1, 2)
@@ -73,19 +74,20 @@ def sheet() -> np.ndarray:
     for i in range(11):
         cv2.line(page, (mm(35 + 10 * i), mm(y)), (mm(35 + 10 * i), mm(y - (4 if i % 5 else 7))),
                  0, 3)
-    text("100 mm: measure this line; if it is not 100 mm, print again at 100 %", 35, y + 10,
-         1.0, 2)
+    text("100 mm: measure this line; it must be 99.5-100.5 mm, else print again at 100 %",
+         35, y + 10, 1.0, 2)
     text(f"ArUco DICT_4X4_50, markers {MARKER_MM:.0f} mm on {TILE_MM:.0f} mm tiles", 35, y + 18,
          1.0, 2)
     return page
 
 
-def main() -> None:
+def main(folder: str = HERE) -> None:
     page = sheet()
-    cv2.imwrite(os.path.join(HERE, "markers.png"), page)
     from PIL import Image
-    Image.fromarray(page).convert("L").save(os.path.join(HERE, "markers.pdf"),
-                                            resolution=DPI)
+    image = Image.fromarray(page).convert("L")
+    # The DPI in the PNG too, so that a viewer or printer that honours it prints true size.
+    image.save(os.path.join(folder, "markers.png"), dpi=(DPI, DPI))
+    image.save(os.path.join(folder, "markers.pdf"), resolution=DPI)
     print(f"wrote markers.png and markers.pdf ({page.shape[1]}x{page.shape[0]} px at {DPI} dpi)")
 
 

@@ -348,3 +348,16 @@ def test_the_sheet_labels_are_on_the_tiles(make_sheet, sheet_page):
         small = cv2.resize(sheet_page, None, fx=1 / shrink, fy=1 / shrink,
                            interpolation=cv2.INTER_AREA)
         assert sorted(detect_markers(cv2.GaussianBlur(small, (0, 0), 1.0))) == [0, 1, 2, 3]
+
+
+def test_the_sheet_files_print_true_size(make_sheet, tmp_path):
+    # The PNG had no DPI, though the README says 300 dpi: a viewer printed it at 72 or 96.
+    from PIL import Image
+    make_sheet.main(str(tmp_path))
+    with Image.open(tmp_path / "markers.png") as png:
+        assert png.size == (2480, 3508)
+        assert png.info["dpi"] == pytest.approx((300, 300), abs=0.01)
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]",
+                    (tmp_path / "markers.pdf").read_bytes())
+    assert (float(box[1]), float(box[2])) == pytest.approx((595.2, 841.92), abs=0.01)   # A4
+    assert make_sheet.mm(calibration.MARKER_MM) == 354
