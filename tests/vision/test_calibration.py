@@ -361,3 +361,47 @@ def test_the_sheet_files_print_true_size(make_sheet, tmp_path):
                     (tmp_path / "markers.pdf").read_bytes())
     assert (float(box[1]), float(box[2])) == pytest.approx((595.2, 841.92), abs=0.01)   # A4
     assert make_sheet.mm(calibration.MARKER_MM) == 354
+
+
+@pytest.fixture(scope="module")
+def shrunk_print():
+    """A tray whose sheet was printed at 97 %: 29.1 mm markers on 38.8 mm tiles."""
+    return random_tray(np.random.default_rng(21), size=(1280, 960), dice=(6, 10),
+                       markers=True, yaw_deg=30.0, marker_mm=29.1)
+
+
+def centre_errors(profile, shot) -> list[float]:
+    return [math.hypot(*(np.subtract(profile.to_mm(*d.center, height_mm=shot.die_mm),
+                                     d.center_mm))) for d in shot.truth if "cocked" not in d.flags]
+
+
+def test_marker_mm_corrects_a_scaled_print(tmp_path, shrunk_print, capsys):
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shrunk_print.image)
+    out = tmp_path / "tray.json"
+    assert main(["calibrate", "tray", str(image), "--out", str(out), "--marker-mm", "29.1",
+                 "--die-mm", str(shrunk_print.die_mm)]) == 0
+    assert "markers (29.1 mm)" in capsys.readouterr().out
+    profile = TrayCalibration.load(str(out))
+    assert profile.marker_mm == 29.1
+    assert profile.tray_mm == pytest.approx(shrunk_print.tray_mm, abs=1.0)
+    assert max(centre_errors(profile, shrunk_print)) < 2.0
+    # without it, the tray comes out 3 % too big and the dice are off by more
+    unscaled = calibrate_image(shrunk_print.image, die_mm=shrunk_print.die_mm)
+    assert max(centre_errors(unscaled, shrunk_print)) > 3.0
+
+
+def test_a_profile_without_marker_mm_still_loads(profile):
+    data = profile.to_json()
+    assert data["marker_mm"] == calibration.MARKER_MM
+    del data["marker_mm"]                  # as written before --marker-mm
+    assert TrayCalibration.from_json(data).marker_mm == calibration.MARKER_MM
+
+
+@pytest.mark.parametrize("value", ["0", "-30", "nan", "100"])
+def test_a_marker_side_that_is_no_print_is_refused(tmp_path, shot, capsys, value):
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shot.image)
+    assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json"),
+                 "--marker-mm", value]) == 2
+    assert "measure a printed marker's black square" in capsys.readouterr().err
