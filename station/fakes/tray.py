@@ -26,7 +26,7 @@ from station.fakes.tray_faces import (DIE_COLOURS, TEXTURE, FaceStyle, available
                                       face_texture, random_arrow, random_small_arrow,
                                       random_style)
 from station.rules.faces import ARTILLERY_FACES, Face
-from station.vision.calibration import MARKER_MM, TILE_MM, marker_corners_mm, marker_image
+from station.vision.calibration import MARKER_MM, marker_corners_mm, marker_image, tile_mm
 
 FLOOR_COLOURS = {  # BGR of tray floors seen in real photos and at clubs
     "cardboard": (168, 172, 172), "felt-green": (50, 95, 40), "felt-black": (38, 38, 40),
@@ -252,6 +252,7 @@ class TrayLook:
     wall: tuple[int, int, int]
     table: tuple[int, int, int]
     markers: bool
+    marker_mm: float = MARKER_MM       # printed side; another is a sheet printed to scale
 
 
 def random_look(rng, tray_mm=None, markers=False, floor: str | None = None) -> TrayLook:
@@ -312,15 +313,16 @@ def render_background(look: TrayLook, camera: Camera, rng) -> tuple[np.ndarray, 
     markers_px: dict[int, np.ndarray] = {}
     if look.markers:
         Hf = camera.floor_homography()
-        for marker_id, corners_mm in marker_corners_mm(look.tray_mm).items():
-            inset = (TILE_MM - MARKER_MM) / 2
+        tile_side = tile_mm(look.marker_mm)
+        for marker_id, corners_mm in marker_corners_mm(look.tray_mm, look.marker_mm).items():
+            inset = (tile_side - look.marker_mm) / 2
             side_px = 240
-            tile_px = int(side_px * TILE_MM / MARKER_MM)
+            tile_px = int(side_px * tile_side / look.marker_mm)
             tile = np.full((tile_px, tile_px), 255, np.uint8)
             off = (tile_px - side_px) // 2
             tile[off:off + side_px, off:off + side_px] = marker_image(marker_id, side_px)
             x0, y0 = corners_mm[0] - inset
-            scale = TILE_MM / tile_px
+            scale = tile_side / tile_px
             # Pixel i of the tile covers [i, i + 1) * scale mm: its centre is at (i + 0.5).
             to_mm = np.array([[scale, 0, x0 + scale / 2], [0, scale, y0 + scale / 2], [0, 0, 1]])
             M = Hf @ to_mm
@@ -371,9 +373,9 @@ def place_dice(faces: list[Face], rng, look: TrayLook, die_mm: float, touching: 
     margin = die_mm * 0.75
     keep_out = []
     if look.markers:
-        for corners in marker_corners_mm(look.tray_mm).values():
+        for corners in marker_corners_mm(look.tray_mm, look.marker_mm).values():
             c = corners.mean(axis=0)
-            half = TILE_MM / 2 + 1
+            half = tile_mm(look.marker_mm) / 2 + 1
             keep_out.append(np.array([c + (-half, -half), c + (half, -half), c + (half, half),
                                       c + (-half, half)]))
     poses: list[DiePose] = []
@@ -551,12 +553,13 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
                 finish: Finish | None = None, materials: float = 0.0,
                 by_wall: float = 0.0, marks: dict | None = None,
                 marked: float = 1.0, arrow_shapes: float = 0.0,
-                small_arrow_shapes: float = 0.0) -> RenderedTray:
+                small_arrow_shapes: float = 0.0, marker_mm: float = MARKER_MM) -> RenderedTray:
     """A top-down photo of `faces` rolled into a tray, with ground truth.
 
     Faces keep their given order in `.truth`. A scatter face's `bearing_deg`, when given, is
     the arrow's bearing on the tray (clockwise from the tray's up edge); otherwise random.
-    markers: ArUco markers in the tray corners (calibration tests). touching / cocked:
+    markers: ArUco markers in the tray corners (calibration tests); marker_mm their printed
+    side (tiles to scale: a sheet printed at 97 % has 29.1 mm markers). touching / cocked:
     chance per die of lying against another / leaning (cocked dice are flagged in truth).
     by_wall: chance per die of lying flat against the tray wall; 0 (the default) renders
     every seed as it always did.
@@ -583,6 +586,7 @@ def render_roll(faces: list[Face], rng: np.random.Generator, size=(1280, 960), *
         if name not in DIE_COLOURS:
             raise ValueError(f"unknown colour {name!r}: one of {', '.join(DIE_COLOURS)}")
     look = random_look(rng, tray_mm, markers, floor)
+    look.marker_mm = float(marker_mm)
     die_mm = die_mm or float(rng.uniform(14, 18))
     poses = place_dice(faces, rng, look, die_mm, touching, cocked,
                        tuple(fonts) if fonts else available_fonts(), colours, materials,

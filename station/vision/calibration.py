@@ -1,7 +1,8 @@
 """Tray calibration with four ArUco markers: image pixels <-> tray millimetres, and "up".
 
 The printed sheet (calibration/README.md) has four ArUco 4x4_50 markers, ids 0-3, each
-MARKER_MM wide and centred on a TILE_MM square tile. Cut the tiles out and push them into the
+MARKER_MM wide (`marker_mm` for a print off scale, its tile to the same scale) and centred
+on a TILE_MM square tile. Cut the tiles out and push them into the
 tray's corners: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left. The edge from 0 to 1
 is the tray's "up" edge (bearings are clockwise from it, RULES.md SCAT-2) unless the profile
 says another edge is up.
@@ -39,20 +40,31 @@ MARKER_IDS = (0, 1, 2, 3)      # top-left, top-right, bottom-right, bottom-left
 MARKER_MM = 30.0               # black square side, as printed
 TILE_MM = 40.0                 # the white tile each marker sits on, pushed into a corner
 PROFILE_VERSION = 1
+CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+# A right layout fits its 16 corners to well under a pixel (0.04-0.44 px on rendered trays);
+# tiles in the wrong corners or not flat fit far worse (100 px for a left-right swap).
+MAX_FIT_SHARE = 0.10           # refused above this share of a marker's side in pixels
 
 
 class CalibrationError(ValueError):
     """The image or profile cannot calibrate the tray: the message says what to do."""
 
 
-def marker_corners_mm(tray_mm: tuple[float, float]) -> dict[int, np.ndarray]:
+def tile_mm(marker_mm: float = MARKER_MM) -> float:
+    """The tile's side for markers printed `marker_mm` wide: a print scale scales both."""
+    return TILE_MM * marker_mm / MARKER_MM
+
+
+def marker_corners_mm(tray_mm: tuple[float, float],
+                      marker_mm: float = MARKER_MM) -> dict[int, np.ndarray]:
     """Each marker's corners (TL, TR, BR, BL) in tray mm when its tile sits in its corner."""
     w, h = tray_mm
-    inset = (TILE_MM - MARKER_MM) / 2
-    origins = {0: (inset, inset), 1: (w - TILE_MM + inset, inset),
-               2: (w - TILE_MM + inset, h - TILE_MM + inset), 3: (inset, h - TILE_MM + inset)}
-    return {i: np.array([(x, y), (x + MARKER_MM, y), (x + MARKER_MM, y + MARKER_MM),
-                         (x, y + MARKER_MM)], float) for i, (x, y) in origins.items()}
+    tile = tile_mm(marker_mm)
+    inset = (tile - marker_mm) / 2
+    origins = {0: (inset, inset), 1: (w - tile + inset, inset),
+               2: (w - tile + inset, h - tile + inset), 3: (inset, h - tile + inset)}
+    return {i: np.array([(x, y), (x + marker_mm, y), (x + marker_mm, y + marker_mm),
+                         (x, y + marker_mm)], float) for i, (x, y) in origins.items()}
 
 
 def marker_dictionary():
@@ -172,6 +184,7 @@ class TrayCalibration:
     die_mm: float = DEFAULT_DIE_MM
     reprojection_px: float = 0.0
     markers_px: dict[int, list] = field(default_factory=dict)
+    marker_mm: float = MARKER_MM       # the printed markers' side (`--marker-mm`)
 
     # ------------------------------------------------------------ pixels -> tray
 
@@ -257,7 +270,8 @@ class TrayCalibration:
             to_tray=self.to_tray @ np.linalg.inv(scale), camera_matrix=scale @ self.camera_matrix,
             rvec=self.rvec, tvec=self.tvec, sheet_to_tray=self.sheet_to_tray,
             hfov_deg=self.hfov_deg, die_mm=self.die_mm, reprojection_px=self.reprojection_px * k,
-            markers_px={i: (np.asarray(c) * k).tolist() for i, c in self.markers_px.items()})
+            markers_px={i: (np.asarray(c) * k).tolist() for i, c in self.markers_px.items()},
+            marker_mm=self.marker_mm)
 
     # ------------------------------------------------------------ files
 
@@ -268,6 +282,7 @@ class TrayCalibration:
             "tray_mm": [round(v, 2) for v in self.tray_mm],
             "up_edge": self.up_edge,
             "die_mm": self.die_mm,
+            "marker_mm": self.marker_mm,
             "hfov_deg": self.hfov_deg,
             "reprojection_px": round(self.reprojection_px, 3),
             "pixels_to_tray_mm": self.to_tray.tolist(),
@@ -319,6 +334,8 @@ class TrayCalibration:
             hfov_deg=float(_numbers(data, "hfov_deg", (), "degrees", above=0,
                                     default=DEFAULT_HFOV_DEG)),
             die_mm=float(_numbers(data, "die_mm", (), "mm", above=0, default=DEFAULT_DIE_MM)),
+            # Profiles written before --marker-mm have none: their markers were MARKER_MM.
+            marker_mm=float(_numbers(data, "marker_mm", (), "mm", above=0, default=MARKER_MM)),
             reprojection_px=float(_numbers(data, "reprojection_px", (), "pixels", default=0.0)),
             markers_px={int(k): _numbers(markers, k, (4, 2), "four [x, y] corners",
                                          "markers_px.").tolist() for k in markers})
@@ -379,6 +396,25 @@ def _invertible(table: dict, key: str, prefix: str = "") -> np.ndarray:
     return matrix
 
 
+_PLACE_TILES = ("put tile 0 in the tray's top-left corner, 1 top-right, 2 bottom-right and "
+                "3 bottom-left (calibration/README.md)")
+
+
+def _check_order(found: dict[int, np.ndarray]) -> None:
+    """Refuse marker centres 0 -> 1 -> 2 -> 3 that do not go clockwise round a convex
+    quadrilateral (as seen from above, image y down): tiles swapped between corners, which
+    would otherwise give a tray of the wrong size or dice off by centimetres."""
+    centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
+    edges = np.roll(centres, -1, axis=0) - centres
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] \
+        - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if (turns <= 0).any():
+        where = ", ".join(f"{i} at ({c[0]:.0f}, {c[1]:.0f})" for i, c in zip(MARKER_IDS, centres))
+        raise CalibrationError(
+            f"the markers are not in their corners (found {where} px; going 0, 1, 2, 3 they "
+            f"must run clockwise round the tray): {_PLACE_TILES}, then try again")
+
+
 def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:
     """Homography from pixels to the unit square through the four marker centres."""
     centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
@@ -398,7 +434,7 @@ def _square_up(found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
     return out
 
 
-def _tray_size(found: dict[int, np.ndarray]) -> tuple[float, float]:
+def _tray_size(found: dict[int, np.ndarray], marker_mm: float) -> tuple[float, float]:
     """The tray's floor size from where the four markers sit and how wide they look."""
     H = _layout_frame(found)
     widths, heights = [], []
@@ -406,32 +442,41 @@ def _tray_size(found: dict[int, np.ndarray]) -> tuple[float, float]:
         c = cv2.perspectiveTransform(found[i].reshape(1, 4, 2), H)[0]
         widths += [np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])]
         heights += [np.linalg.norm(c[3] - c[0]), np.linalg.norm(c[2] - c[1])]
-    # Between marker centres lie (size - TILE_MM) mm; a marker spans MARKER_MM of it.
-    w = TILE_MM + MARKER_MM / float(np.mean(widths))
-    h = TILE_MM + MARKER_MM / float(np.mean(heights))
+    # Between marker centres lie (size - tile) mm; a marker spans marker_mm of it.
+    w = tile_mm(marker_mm) + marker_mm / float(np.mean(widths))
+    h = tile_mm(marker_mm) + marker_mm / float(np.mean(heights))
     return w, h
 
 
 def calibrate_image(image: np.ndarray, up_edge: str = "top",
                     hfov_deg: float = DEFAULT_HFOV_DEG,
-                    die_mm: float = DEFAULT_DIE_MM) -> TrayCalibration:
-    """Find the four markers in a BGR (or grey) tray image and build its profile."""
+                    die_mm: float = DEFAULT_DIE_MM,
+                    marker_mm: float = MARKER_MM) -> TrayCalibration:
+    """Find the four markers in a BGR (or grey) tray image and build its profile.
+
+    marker_mm: the printed markers' black square, measured (a print scaled to 97 % has
+    29.1 mm markers on 38.8 mm tiles; the default is the sheet's true size)."""
     if image is None or image.ndim not in (2, 3) or min(image.shape[:2]) < 32:
         raise CalibrationError("calibration needs a tray image (BGR or grey, at least 32 px)")
     if not 10 <= hfov_deg <= 170:
         raise CalibrationError(f"field of view {hfov_deg} degrees is not plausible: give the "
                                "camera's horizontal field of view, 10-170 degrees")
+    if not (math.isfinite(marker_mm) and 0.5 * MARKER_MM <= marker_mm <= 1.5 * MARKER_MM):
+        raise CalibrationError(
+            f"marker side {marker_mm} mm is not a print of the {MARKER_MM:g} mm markers: "
+            f"measure a printed marker's black square and give it in mm, "
+            f"{0.5 * MARKER_MM:g}-{1.5 * MARKER_MM:g} (or print the sheet again at 100 %)")
     found = detect_markers(image)
     missing = [i for i in MARKER_IDS if i not in found]
     if missing:
-        names = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
         raise CalibrationError(
-            "tray markers not found: " + ", ".join(f"{i} ({names[i]})" for i in missing)
+            "tray markers not found: " + ", ".join(f"{i} ({CORNER_NAMES[i]})" for i in missing)
             + ". Put the four printed markers (calibration/markers.pdf) in the tray's corners, "
             "flat, fully in view, in focus and lit without glare, then try again")
+    _check_order(found)
     found = _square_up({i: found[i] for i in MARKER_IDS})
-    sheet_mm = _tray_size(found)
-    layout = marker_corners_mm(sheet_mm)
+    sheet_mm = _tray_size(found, marker_mm)
+    layout = marker_corners_mm(sheet_mm, marker_mm)
     image_pts = np.concatenate([found[i] for i in MARKER_IDS])
     sheet_pts = np.concatenate([layout[i] for i in MARKER_IDS])
     px_to_sheet, _ = cv2.findHomography(image_pts, sheet_pts, 0)
@@ -441,6 +486,15 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
     back = cv2.perspectiveTransform(sheet_pts.reshape(1, -1, 2),
                                     np.linalg.inv(px_to_sheet))[0]
     reprojection = float(np.sqrt(((back - image_pts) ** 2).sum(axis=1).mean()))
+    side_px = float(np.mean([np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1).mean()
+                             for c in found.values()]))
+    if reprojection > MAX_FIT_SHARE * side_px:
+        # The corners do not lie where four tiles in the tray's corners would put them: a
+        # profile from them measures the tray and the dice wrong by centimetres.
+        raise CalibrationError(
+            f"the markers fit the tray layout to {reprojection:.1f} px, more than "
+            f"{100 * MAX_FIT_SHARE:.0f} % of their {side_px:.0f} px side: {_PLACE_TILES}, "
+            "each flat on the floor and pushed right into its corner, then try again")
     h_img, w_img = image.shape[:2]
     f = (w_img / 2) / math.tan(math.radians(hfov_deg) / 2)
     K = np.array([[f, 0, w_img / 2], [0, f, h_img / 2], [0, 0, 1]])
@@ -455,7 +509,8 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
         image_size=(w_img, h_img), tray_mm=tray_mm, up_edge=up_edge,
         to_tray=sheet_to_tray @ px_to_sheet, camera_matrix=K, rvec=rvec, tvec=tvec,
         sheet_to_tray=sheet_to_tray, hfov_deg=hfov_deg, die_mm=die_mm,
-        reprojection_px=reprojection, markers_px={i: found[i].tolist() for i in MARKER_IDS})
+        reprojection_px=reprojection, markers_px={i: found[i].tolist() for i in MARKER_IDS},
+        marker_mm=marker_mm)
 
 
 def load_profile(path: str) -> TrayCalibration:

@@ -254,3 +254,154 @@ def test_cli_warns_when_the_frame_is_soft(tmp_path, capsys):
         assert "focus: the markers' edges are blurred by" in printed.out
         told[blur] = "warning: the frame is soft" in printed.err
     assert told == {0.3: False, 2.0: True}
+
+
+def swapped_tray(monkeypatch, swap: dict[int, int], seed: int = 5):
+    """A rendered tray whose tiles sit in the wrong corners: the tile drawn where marker i
+    belongs carries marker swap[i]."""
+    from station.fakes import tray as fake_tray
+    real = fake_tray.marker_image
+    monkeypatch.setattr(fake_tray, "marker_image",
+                        lambda marker_id, pixels: real(swap.get(marker_id, marker_id), pixels))
+    shot = render_roll([Face("d6", 3), Face("d6", 5)], np.random.default_rng(seed),
+                       size=(1280, 960), markers=True, tray_mm=(342.0, 234.0), yaw_deg=10.0)
+    monkeypatch.undo()
+    return shot
+
+
+@pytest.mark.parametrize("swap", [
+    {0: 1, 1: 0, 2: 3, 3: 2},      # left-right: gave a 234.5 x 342.1 mm tray for 342 x 234
+    {0: 3, 3: 0, 1: 2, 2: 1},      # top-bottom
+    {0: 2, 2: 0},                  # a diagonal: the right size, dice off by centimetres
+    {1: 3, 3: 1},
+    {2: 3, 3: 2},                  # the uncut sheet's old order
+    {0: 1, 1: 0},
+])
+def test_tiles_in_the_wrong_corners_are_refused(monkeypatch, swap, tmp_path, capsys):
+    shot = swapped_tray(monkeypatch, swap)
+    with pytest.raises(CalibrationError, match="put tile 0 in the tray's top-left corner, 1 "
+                                               "top-right, 2 bottom-right and 3 bottom-left"):
+        calibrate_image(shot.image)
+    image = tmp_path / "swapped.png"
+    cv2.imwrite(str(image), shot.image)
+    assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json")]) == 2
+    assert "not in their corners" in capsys.readouterr().err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_the_right_corners_still_calibrate(monkeypatch):
+    shot = swapped_tray(monkeypatch, {})
+    assert calibrate_image(shot.image).tray_mm == pytest.approx((342.0, 234.0), abs=1.0)
+
+
+def test_markers_that_do_not_fit_the_layout_are_refused(monkeypatch, shot):
+    # In their corners but not where tiles pushed into them would be (a tile lifted, or
+    # printed at another size): the fit error, not the order, gives it away.
+    found = detect_markers(shot.image)
+    centre = found[1].mean(axis=0)
+    found[1] = centre + (found[1] - centre) * 1.8
+    monkeypatch.setattr(calibration, "detect_markers", lambda image: found)
+    with pytest.raises(CalibrationError, match=r"fit the tray layout to [\d.]+ px, more than "
+                                               r"10 % of their \d+ px side"):
+        calibrate_image(shot.image)
+
+
+@pytest.fixture(scope="module")
+def make_sheet():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "calibration" / "make_sheet.py"
+    spec = importlib.util.spec_from_file_location("make_sheet", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def sheet_page(make_sheet):
+    return make_sheet.sheet()
+
+
+def test_the_uncut_sheet_is_a_valid_tray(make_sheet, sheet_page):
+    # The tiles sat in reading order (2 bottom-left, though labelled bottom-right): a photo
+    # of the uncut sheet calibrated to nonsense. Now it is a 130 x 120 mm tray.
+    profile = calibrate_image(sheet_page)
+    assert make_sheet.SHEET_TRAY_MM == (130.0, 120.0)
+    assert profile.tray_mm == pytest.approx(make_sheet.SHEET_TRAY_MM, abs=0.3)
+
+
+def test_the_sheet_labels_are_on_the_tiles(make_sheet, sheet_page):
+    # The labels were printed 8 mm below each tile, outside the cut line, and were cut off.
+    # Now each sits in its tile's bottom margin, and the markers are still found, also small
+    # and soft (44 px wide, as in a photo of the tray).
+    mm = make_sheet.mm
+    for marker_id, (col, row) in make_sheet.SHEET_PLACE.items():
+        x0 = make_sheet.SHEET_ORIGIN_MM[0] + col * 90
+        y0 = make_sheet.SHEET_ORIGIN_MM[1] + row * 80
+        below = sheet_page[mm(y0 + calibration.TILE_MM) + 3:mm(y0 + calibration.TILE_MM + 12),
+                           mm(x0):mm(x0 + calibration.TILE_MM)]
+        assert below.min() == 255, f"ink below tile {marker_id}, outside its cut line"
+        margin = sheet_page[mm(y0 + calibration.TILE_MM - 5) + 2:mm(y0 + calibration.TILE_MM) - 3,
+                            mm(x0) + 3:mm(x0 + calibration.TILE_MM) - 3]
+        assert (margin < 128).sum() > 500, f"no label in tile {marker_id}'s margin"
+    for shrink in (1, 8):
+        small = cv2.resize(sheet_page, None, fx=1 / shrink, fy=1 / shrink,
+                           interpolation=cv2.INTER_AREA)
+        assert sorted(detect_markers(cv2.GaussianBlur(small, (0, 0), 1.0))) == [0, 1, 2, 3]
+
+
+def test_the_sheet_files_print_true_size(make_sheet, tmp_path):
+    # The PNG had no DPI, though the README says 300 dpi: a viewer printed it at 72 or 96.
+    from PIL import Image
+    make_sheet.main(str(tmp_path))
+    with Image.open(tmp_path / "markers.png") as png:
+        assert png.size == (2480, 3508)
+        assert png.info["dpi"] == pytest.approx((300, 300), abs=0.01)
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]",
+                    (tmp_path / "markers.pdf").read_bytes())
+    assert (float(box[1]), float(box[2])) == pytest.approx((595.2, 841.92), abs=0.01)   # A4
+    assert make_sheet.mm(calibration.MARKER_MM) == 354
+
+
+@pytest.fixture(scope="module")
+def shrunk_print():
+    """A tray whose sheet was printed at 97 %: 29.1 mm markers on 38.8 mm tiles."""
+    return random_tray(np.random.default_rng(21), size=(1280, 960), dice=(6, 10),
+                       markers=True, yaw_deg=30.0, marker_mm=29.1)
+
+
+def centre_errors(profile, shot) -> list[float]:
+    return [math.hypot(*(np.subtract(profile.to_mm(*d.center, height_mm=shot.die_mm),
+                                     d.center_mm))) for d in shot.truth if "cocked" not in d.flags]
+
+
+def test_marker_mm_corrects_a_scaled_print(tmp_path, shrunk_print, capsys):
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shrunk_print.image)
+    out = tmp_path / "tray.json"
+    assert main(["calibrate", "tray", str(image), "--out", str(out), "--marker-mm", "29.1",
+                 "--die-mm", str(shrunk_print.die_mm)]) == 0
+    assert "markers (29.1 mm)" in capsys.readouterr().out
+    profile = TrayCalibration.load(str(out))
+    assert profile.marker_mm == 29.1
+    assert profile.tray_mm == pytest.approx(shrunk_print.tray_mm, abs=1.0)
+    assert max(centre_errors(profile, shrunk_print)) < 2.0
+    # without it, the tray comes out 3 % too big and the dice are off by more
+    unscaled = calibrate_image(shrunk_print.image, die_mm=shrunk_print.die_mm)
+    assert max(centre_errors(unscaled, shrunk_print)) > 3.0
+
+
+def test_a_profile_without_marker_mm_still_loads(profile):
+    data = profile.to_json()
+    assert data["marker_mm"] == calibration.MARKER_MM
+    del data["marker_mm"]                  # as written before --marker-mm
+    assert TrayCalibration.from_json(data).marker_mm == calibration.MARKER_MM
+
+
+@pytest.mark.parametrize("value", ["0", "-30", "nan", "100"])
+def test_a_marker_side_that_is_no_print_is_refused(tmp_path, shot, capsys, value):
+    image = tmp_path / "tray.png"
+    cv2.imwrite(str(image), shot.image)
+    assert main(["calibrate", "tray", str(image), "--out", str(tmp_path / "t.json"),
+                 "--marker-mm", value]) == 2
+    assert "measure a printed marker's black square" in capsys.readouterr().err

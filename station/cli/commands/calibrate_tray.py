@@ -47,6 +47,10 @@ def register(registry) -> None:
                              "correction of die tops (default: %(default)s, Pi Camera v2)")
     parser.add_argument("--die-mm", type=float, default=DEFAULT_DIE_MM,
                         help="side of the dice in mm (default: %(default)s)")
+    # Default None, not calibration.MARKER_MM: importing it would load cv2 (above).
+    parser.add_argument("--marker-mm", type=float, metavar="MM",
+                        help="side of the printed markers' black squares as measured, when the "
+                             "sheet was not printed true size (default: 30, the sheet's)")
     parser.add_argument("--preview", metavar="PNG",
                         help="also write the photo with the markers and a 50 mm tray grid "
                              "(.png or .jpg)")
@@ -56,7 +60,8 @@ def register(registry) -> None:
 def calibrate_tray(args) -> int:
     import cv2
 
-    from station.vision.calibration import CalibrationError, calibrate_image, marker_edge_blur
+    from station.vision.calibration import (MARKER_MM, CalibrationError, calibrate_image,
+                                            marker_edge_blur)
 
     # Checked before the work, so that a bad name does not fail after the profile is saved.
     preview_path = output_file(args.preview, "--preview", PREVIEW_TYPES) if args.preview else None
@@ -68,7 +73,9 @@ def calibrate_tray(args) -> int:
         raise UsageError(f"--die-mm {args.die_mm} is not a die size: give the side in mm")
     try:
         profile = calibrate_image(image, up_edge=args.up, hfov_deg=args.hfov,
-                                  die_mm=args.die_mm)
+                                  die_mm=args.die_mm,
+                                  marker_mm=MARKER_MM if args.marker_mm is None
+                                  else args.marker_mm)
     except CalibrationError as error:
         raise UsageError(str(error)) from error
     folder = os.path.dirname(os.path.abspath(args.out))
@@ -91,7 +98,7 @@ def calibrate_tray(args) -> int:
     else:
         w, h = profile.tray_mm
         print(f"tray {w:.1f} x {h:.1f} mm, up edge: {profile.up_edge} of the marker layout; "
-              f"markers fit to {profile.reprojection_px:.2f} px")
+              f"markers ({profile.marker_mm:g} mm) fit to {profile.reprojection_px:.2f} px")
         print(f"dice of {profile.die_mm:g} mm: top faces {low:.0f}-{high:.0f} px wide in "
               f"these {image.shape[1]}x{image.shape[0]} frames")
         if blur is not None:
