@@ -75,6 +75,7 @@ class Session:
         self.hardware: dict[str, str] = dict(hardware or {})   # what is down, and why
         self.ready = threading.Event()       # set while the session waits for the next intent
         self.consumed = 0                    # intents taken so far (--script waits on it)
+        self._after_roll: list[Intent] = []  # MEASURE pressed during a roll, for after it
         self.stopped = False
 
     # --- the loop ---------------------------------------------------------------------
@@ -120,16 +121,24 @@ class Session:
         except Exception as error:          # nothing stops the station: say it, go back to idle
             log.exception("while handling %s", intent.value)
             self.problem(f"{type(error).__name__}: {error}")
+        while self._after_roll:             # pressed while the dice rolled: their turn now
+            self.intents.put(self._after_roll.pop(0))
 
     def next_intent(self, timeout: float) -> Intent | None:
-        """For the tray source: the next intent, waiting up to `timeout` seconds."""
-        try:
-            intent = self._take(timeout)
-        except queue.Empty:
-            return None
-        if intent is Intent.QUIT:
-            self.stopped = True
-        return intent
+        """For the tray source: the next intent, waiting up to `timeout` seconds. MEASURE
+        (or the tape's own button) pressed while the dice roll is kept for after the roll."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                intent = self._take(max(0.0, deadline - time.monotonic()) if timeout else 0)
+            except queue.Empty:
+                return None
+            if intent in (Intent.MEASURE, Intent.PUSHED):
+                self._after_roll.append(intent)
+                continue
+            if intent is Intent.QUIT:
+                self.stopped = True
+            return intent
 
     # --- actions ------------------------------------------------------------------------
 

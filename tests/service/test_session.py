@@ -247,3 +247,12 @@ def test_a_refused_re_roll_leaves_the_result_on_the_screen(tmp_path):
     assert refused.state == "resolved" and refused.headline == shown[-2].headline
     assert refused.prompt.startswith("RE-ROLL: no die is re-rolled more than once (DICE-4)")
     assert result.headline and refused.entry_id == shown[-2].entry_id
+
+
+def test_measure_pressed_while_the_dice_roll_comes_after_the_roll(tmp_path):
+    session, _, shown = make(tmp_path, [ROLL_2D6], laser=Laser([254.0]))
+    session.intents.put(Intent.MEASURE)          # pressed as the dice are thrown
+    session.handle(Intent.ROLL)
+    assert shown[-1].state == "resolved"
+    session.handle(session.intents.get_nowait())
+    assert shown[-1].state == "measured" and shown[-1].headline == "10.0 in"
