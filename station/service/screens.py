@@ -35,6 +35,8 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
     details = deciding_steps(data.get("steps", []))
+    if data.get("typed"):       # an opponent should see these dice were not read by the camera
+        details = ["dice typed in with the buttons, not read by the camera", *details[:2]]
     prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)

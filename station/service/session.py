@@ -172,7 +172,8 @@ class Session:
         if tray.last_frame is not None:
             self.last_frame = tray.last_frame
         data = {**outcome.to_json(), "action_name": choice.name, "command": choice.command,
-                "reroll_of": again.entry_id if again is not None else None}
+                "reroll_of": again.entry_id if again is not None else None,
+                "typed": tray.typed}
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
         self.last = Resolved(choice, params, outcome, entry_id, rerolled=again is not None)

@@ -123,6 +123,7 @@ class TraySource:
         self.period = 1.0 / fps
         self.timeout, self.clock, self.sleep = timeout, clock, sleep
         self.manual = manual
+        self.typed = False                   # some of the dice were typed in, not read
         self.previous = previous
         self.readings: list[int] = []        # journal ids of the accepted readings
         self.last_frame: np.ndarray | None = None
@@ -246,6 +247,7 @@ class TraySource:
             elif intent is None:
                 raise Cancelled("no manual entry in time")
         faces = [_typed_face(kind, v) for v in values]
+        self.typed = True
         dice = [{"kind": f.kind, "value": f.value, "bearing_deg": f.bearing_deg, "colour": None,
                  "flags": ["typed"]} for f in faces]
         self.readings.append(self.host.journal_reading(

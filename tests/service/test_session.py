@@ -183,6 +183,10 @@ def test_manual_entry_runs_the_ruling_on_typed_faces(tmp_path):
     outcome = next(session.journal.entries(kind="outcome"))
     assert outcome.data["dice"] == [6, 1]
     assert shown[-1].state == "resolved"
+    # typed dice say so, live and redrawn from the journal
+    from station.service.replay import screen_of
+    for screen in (shown[-1], screen_of(session.journal, outcome)):
+        assert screen.details[0] == "dice typed in with the buttons, not read by the camera"
 
 
 def test_unexpected_errors_never_stop_the_session(tmp_path):
