@@ -37,7 +37,7 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     details = deciding_steps(data.get("steps", []))
     if data.get("typed"):       # an opponent should see these dice were not read by the camera
         details = ["dice typed in with the buttons, not read by the camera", *details[:2]]
-    prompt = ("RE-ROLL allowed (DICE-4), or ROLL again" if reroll_offered
+    prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
     if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it
