@@ -260,7 +260,8 @@ class Session:
     def journal_reading(self, data: dict[str, Any], dice: list[dict[str, Any]],
                         frame: np.ndarray | None) -> int:
         jpeg = encode_jpeg(frame) if frame is not None else None
-        headline = data.get("problem") or " ".join(str(d.get("value")) for d in dice)
+        headline = data.get("problem") or " ".join(   # "?": a die read with no value
+            "?" if d.get("value") is None else str(d.get("value")) for d in dice)
         return self.journal.add_reading(self.choice.name, headline, data, dice, jpeg)
 
     def live(self, frame: np.ndarray) -> None:

@@ -90,11 +90,11 @@ def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
                        marks)
     if len(wanted) > count:
         extra = len(wanted) - count
-        return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
-                             f"take {extra} out and roll again", marks)
+        return Verdict(None, f"the tray shows {_dice_words(kind, len(wanted))}, {count} asked "
+                             f"for: take {extra} out and roll again", marks)
     if len(wanted) < count:
-        return Verdict(None, f"the tray shows {len(wanted)} {kind}, {count} asked for: "
-                             f"roll all {words}", marks)
+        return Verdict(None, f"the tray shows {_dice_words(kind, len(wanted))}, {count} asked "
+                             f"for: roll all {words}", marks)
     ordered = sorted(wanted, key=lambda d: (round(d.center[1] / 40), d.center[0]))  # reading order
     faces = [Face(kind, d.value, d.bearing_deg if kind == "scatter" else None) for d in ordered]
     return Verdict(faces, "", marks, others)
@@ -233,9 +233,12 @@ class TraySource:
         values: list[Any] = []
         index = 0
         while len(values) < count:
-            shown = " ".join(str(v) for v in values + [choices[index]])
+            shown = " ".join(_typed_label(v) for v in values + [choices[index]])
+            bearing = ("; an arrow's bearing is clockwise from the tray's up edge"
+                       if kind == "scatter" else "")
             self.host.prompt("manual", shown.upper(),
-                             f"Die {len(values) + 1} of {count} for {purpose}: ROLL changes it, NEXT takes it")
+                             f"Die {len(values) + 1} of {count} for {purpose}: ROLL changes it, "
+                             f"NEXT takes it, RE-ROLL cancels{bearing}")
             intent = self.host.next_intent(self.timeout or 3600)
             if intent is Intent.ROLL:
                 index = (index + 1) % len(choices)
@@ -255,6 +258,12 @@ class TraySource:
              "manual": True, "problem": ""}, dice, None))
         self.last_frame, self.last_marks = None, []
         return faces
+
+
+def _typed_label(value: Any) -> str:
+    """A typed-in value as the screen shows it: "arrow@60" is "arrow 60°"."""
+    text = str(value)
+    return text.replace("@", " ") + "°" if text.startswith("arrow@") else text
 
 
 def _typed_face(kind: DieKind, value: Any) -> Face:

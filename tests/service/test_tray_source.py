@@ -275,3 +275,18 @@ def test_frames_come_at_the_set_rate_whatever_the_capture_costs(capture_s, sleep
                       clock=lambda: now[0], sleep=sleep)
     assert tray.take("d6", 1, "1 d6") == [Face("d6", 3)]
     assert slept == ([pytest.approx(sleeps)] * 2 if sleeps else [])
+
+
+def test_special_dice_are_counted_in_words():
+    two = [die(6, kind="artillery"), die(4, x=300, kind="artillery")]
+    assert judge(two, "artillery", 1).problem.startswith(
+        "the tray shows 2 artillery dice, 1 asked for: take 1 out")
+
+
+def test_a_typed_scatter_arrow_shows_its_bearing_and_where_it_is_measured_from():
+    host = Host([Intent.ROLL, Intent.ROLL, Intent.ROLL, Intent.NEXT])    # hit, 0°, 30°, 60°
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    assert tray.take("scatter", 1, "1 scatter die") == [Face("scatter", "arrow", 60.0)]
+    last = [s for s in host.screens if s[0] == "manual"][-1]
+    assert last[1] == "ARROW 60°" and "clockwise from the tray's up edge" in last[2]
+    assert "RE-ROLL cancels" in last[2]
