@@ -156,17 +156,32 @@ class TrayReader:
         from station.vision import read_tray
         self.read_tray, self.calibration = read_tray, calibration
         self.options = {"faces": faces} if faces is not None else {}
+        self.problem: str | None = None      # for the screens' hardware lines
         # cv2.dnn networks (the fallback engine, station.vision.networks) are not safe to
         # run from two threads at once
         self._lock = threading.Lock()
 
     def __call__(self, frame: np.ndarray) -> list[Any]:
         with self._lock:
+            self._check_markers(frame)
             return self.read_tray(frame, self.calibration, **self.options)
 
     def expecting_special(self, frame: np.ndarray) -> list[Any]:
         with self._lock:
+            self._check_markers(frame)
             return self.read_tray(frame, self.calibration, expect_special=True, **self.options)
+
+    def _check_markers(self, frame: np.ndarray) -> None:
+        """A camera turned or moved since the tray was calibrated gives wrong bearings and
+        millimetres without a sign: say so on every screen until the markers are back."""
+        if self.calibration is None:
+            return
+        in_place = self.calibration.markers_in_place(frame)
+        if in_place is False:
+            self.problem = ("the tray's markers are not where camera.calibration saw them (the "
+                            "camera moved?): bearings and mm are wrong; calibrate again")
+        elif in_place:
+            self.problem = None
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load the reader's networks and tables while the station starts

@@ -301,11 +301,15 @@ class Session:
                       hardware=self.hardware_down(), **fields)
 
     def hardware_down(self) -> dict[str, str]:
-        """What is down, and why: what failed while in use, and a laser not connected now."""
+        """What is down, and why: what failed while in use, a laser not connected now, a tray
+        calibration the camera no longer matches."""
         down = dict(self.hardware)
         laser_down = getattr(self.laser, "down", None)
         if laser_down:
             down["laser"] = laser_down
+        tray_problem = getattr(self.read, "problem", None)
+        if tray_problem:
+            down["tray"] = tray_problem
         return down
 
     def set_state(self, state: str, screen: Screen) -> None:

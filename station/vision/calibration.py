@@ -273,6 +273,25 @@ class TrayCalibration:
             markers_px={i: (np.asarray(c) * k).tolist() for i, c in self.markers_px.items()},
             marker_mm=self.marker_mm)
 
+    def markers_in_place(self, image: np.ndarray) -> bool | None:
+        """Are the tray's markers still where this profile saw them? True when one is found at
+        its place; False when markers are found there but none is its own (the camera was
+        turned or moved: every bearing and millimetre would be wrong); None when none can be
+        seen (covered by hands or dice, dark). Looks only round the four places: a few ms."""
+        height, width = image.shape[:2]
+        here = self.for_image(width, height)
+        seen = False
+        for marker_id, corners in here.markers_px.items():
+            corners = np.asarray(corners, float)
+            side = float(np.ptp(corners, axis=0).max())
+            x0, y0 = np.maximum(corners.min(axis=0) - side, 0).astype(int)
+            x1, y1 = np.minimum(corners.max(axis=0) + side, (width, height)).astype(int)
+            for found_id, found in detect_markers(image[y0:y1, x0:x1]).items():
+                seen = True
+                if found_id == marker_id and np.abs(found + (x0, y0) - corners).max() < side / 5:
+                    return True
+        return False if seen else None
+
     # ------------------------------------------------------------ files
 
     def to_json(self) -> dict:

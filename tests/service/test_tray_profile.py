@@ -14,13 +14,34 @@ from station.vision.calibration import calibrate_image, load_profile
 
 
 @pytest.fixture(scope="module")
-def profile_path(tmp_path_factory):
-    """A profile made on a 1280x960 photo whose dice are about 36 px wide."""
+def calibrated(tmp_path_factory):
+    """A 1280x960 photo whose dice are about 36 px wide, and its profile's path."""
     shot = random_tray(np.random.default_rng(21), size=(1280, 960), dice=(3, 3),
                        markers=True, yaw_deg=30.0)
     path = tmp_path_factory.mktemp("tray") / "tray.json"
     calibrate_image(shot.image).save(str(path))
-    return str(path)
+    return shot.image, str(path)
+
+
+@pytest.fixture(scope="module")
+def profile_path(calibrated):
+    return calibrated[1]
+
+
+def test_a_camera_turned_since_calibration_is_said_on_every_screen(calibrated):
+    from station.service.session import Session
+    image, path = calibrated
+    read = tray_reader(path, "", (1280, 960))
+    session = Session.__new__(Session)               # only its hardware lines
+    session.hardware, session.laser, session.read = {}, None, read
+    read(image)
+    assert read.calibration.markers_in_place(image) and session.hardware_down() == {}
+    read(image[::-1, ::-1].copy())                   # the camera turned half round
+    assert "markers are not where camera.calibration saw them" in session.hardware_down()["tray"]
+    read(np.zeros_like(image))                       # all covered: no verdict, the last stands
+    assert "tray" in session.hardware_down()
+    read(image)                                      # turned back
+    assert session.hardware_down() == {}
 
 
 def warnings_at(resolution, profile_path, caplog) -> str:
