@@ -145,6 +145,13 @@ class TraySource:
                 return verdict.faces
             self.host.prompt("waiting", headline, verdict.problem.capitalize(), level="warn",
                              frame=self.last_frame, marks=self.last_marks)
+        elif self.rolls:    # a ruling's next roll: the last one stays in sight until then
+            view = self.rolls[-1]
+            read = " ".join(mark.label for mark in view.marks)
+            check = ("CHECK the die marked ? before you pick it up; then roll "
+                     if any(mark.doubtful for mark in view.marks) else "Roll ")
+            self.host.prompt("waiting", headline, f"{check}{purpose} (read: {read})",
+                             frame=view.frame, marks=view.marks)
         else:
             self.host.prompt("waiting", headline, f"Roll {purpose}")
         expect = getattr(self.camera, "expect", None)

@@ -290,3 +290,18 @@ def test_a_typed_scatter_arrow_shows_its_bearing_and_where_it_is_measured_from()
     last = [s for s in host.screens if s[0] == "manual"][-1]
     assert last[1] == "ARROW 60°" and "clockwise from the tray's up edge" in last[2]
     assert "RE-ROLL cancels" in last[2]
+
+
+def test_a_rulings_next_roll_keeps_the_last_one_in_sight_and_asks_to_check_a_doubtful_die():
+    # a throw: the attacker's die, then the target's; the attacker's 5 was read unsure
+    host = Host()
+    unsure = DetectedDie("d6", 5, (100.0, 100.0), 0.5, "red", [], None)
+    trays = [[unsure], [die(2)]]
+    camera = Camera(trays)
+    reads = iter(trays)
+    tray = TraySource(host, camera, lambda frame: next(reads), Watcher, fps=1000)
+    tray.take("d6", 1, "1 d6: attacker's throw contest")
+    tray.take("d6", 1, "1 d6: target's throw contest")
+    waiting = [s for s in host.screens if s[0] == "waiting"]
+    assert waiting[-1][2] == ("CHECK the die marked ? before you pick it up; then roll "
+                              "1 d6: target's throw contest (read: 5?)")
