@@ -45,7 +45,9 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
                   command=data.get("command", data["action"]), position=position,
                   headline=outcome_words(data), tone=tone, details=details,
-                  rules=list(data.get("rules", [])), odds=data.get("odds"),
+                  rules=list(data.get("rules", [])),
+                  # a ruling without dice is certain: "chance 100 %" says nothing
+                  odds=data.get("odds") if data.get("dice") else None,
                   odds_of=data.get("odds_of", ""), prompt=prompt,
                   frame=rolls[-1].frame if rolls else None, marks=rolls[-1].marks if rolls else [],
                   rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id)

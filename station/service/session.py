@@ -282,7 +282,8 @@ class Session:
         choice = self.choice
         action = rules.get(choice.ruling)
         details = [action.summary, choice.command]
-        prompt = message or "Press ROLL, then roll the dice (hold ROLL to type them in)"
+        prompt = message or ("Press ROLL, then roll the dice (hold ROLL to type them in)"
+                             if action.dice else "Press ROLL to show it (no dice to roll)")
         self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),
                                                 prompt=prompt, level=level))
 

@@ -260,3 +260,11 @@ def test_measure_pressed_while_the_dice_roll_comes_after_the_roll(tmp_path):
     assert shown[-1].state == "resolved"
     session.handle(session.intents.get_nowait())
     assert shown[-1].state == "measured" and shown[-1].headline == "10.0 in"
+
+
+def test_a_ruling_without_dice_neither_asks_for_dice_nor_shows_a_chance(tmp_path):
+    sequence = ActionChoice("Melee round", "t9a.sequence", {})
+    session, _, shown = make(tmp_path, [sequence])
+    assert shown[-1].prompt == "Press ROLL to show it (no dice to roll)"
+    session.handle(Intent.ROLL)
+    assert shown[-1].state == "resolved" and shown[-1].odds is None
