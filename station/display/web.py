@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 ENTRY = re.compile(r"/entry/(\d{1,18})(\.png|\.jpg|\.json)?")   # ids SQLite can hold
 RECENT = 20                          # entries listed on the front page
+IDLE_CLOSE_S = 30.0                  # a connection that sends nothing this long is closed: each
+                                     # holds a thread, and a browser asks again when it wants
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
 <style>body{{background:#121418;color:#eceef2;font:16px sans-serif;margin:1em auto;max-width:820px;padding:0 8px}}
@@ -164,6 +166,7 @@ class WebSink:
 def _handler(sink: WebSink) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "station"
+        timeout = IDLE_CLOSE_S
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
             path = self.path.split("?")[0]

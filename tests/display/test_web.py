@@ -148,6 +148,20 @@ def test_a_new_screen_is_drawn_once_for_all_browsers(station, monkeypatch):
     assert len(drawn) == 1
 
 
+def test_a_connection_that_sends_nothing_is_closed(tmp_path, monkeypatch):
+    import socket
+    from station.display import web
+    monkeypatch.setattr(web, "IDLE_CLOSE_S", 0.3)
+    journal = Journal(tmp_path / "j.sqlite")
+    sink = WebSink("127.0.0.1", 0, journal.path)
+    try:
+        with socket.create_connection(("127.0.0.1", sink.port), timeout=5) as idle:
+            assert idle.recv(1) == b""               # closed by the server, not left waiting
+    finally:
+        sink.close()
+        journal.close()
+
+
 def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
     sink, _ = station
     with pytest.raises(SinkUnavailable, match="web_port"):
