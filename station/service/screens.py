@@ -16,15 +16,23 @@ def outcome_words(data: dict[str, Any]) -> str:
     return words.replace("_", " ").upper()
 
 
-def deciding_steps(steps: list[dict[str, Any]], room: int = 3) -> list[str]:
+def deciding_steps(steps: list[dict[str, Any]], headline: str = "", room: int = 3) -> list[str]:
     """The steps a player checks the result by, in the order they happened: the screen has
     room for two or three lines. After a re-roll (DICE-4) the steps of the roll that no
-    longer counts are left out; steps that compute something (a sum against a target, a
-    die turned into inches) come before those that only describe what follows."""
+    longer counts are left out; steps that compute something (a sum against a target, a die
+    turned into inches) come before those that only describe what follows. The step the
+    headline names ("MISS — WM-RNG-2 16 < DEF 19") is always among them (a ranged attack
+    with cover, aim and a range showed those three and left out the attack roll), and an
+    initiative step at which nobody strikes is not (three "Agility 10: nobody")."""
     rerolled = [i for i, step in enumerate(steps) if step["rule"] == "DICE-4"]
     steps = steps[rerolled[-1]:] if rerolled else steps
+    steps = [step for step in steps if step.get("attacks") != []]
+    rule, _, reason = headline.partition(" — ")[2].partition(" ")
+    decided = [i for i, step in enumerate(steps)
+               if rule and step["rule"] == rule and reason in step["text"]][-1:]
     computed = [i for i, step in enumerate(steps) if any(c in step["text"] for c in "=<>→≥≤")]
-    chosen = sorted((computed + [i for i in range(len(steps)) if i not in computed])[:room])
+    order = [*computed, *(i for i in range(len(steps)) if i not in computed)]
+    chosen = sorted(decided + [i for i in order if i not in decided][:room - len(decided)])
     return [steps[i]["text"] for i in chosen]
 
 
@@ -34,9 +42,10 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     when the dice were typed in): live, and redrawn by `journal show`."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
-    details = deciding_steps(data.get("steps", []))
-    if data.get("typed"):       # an opponent should see these dice were not read by the camera
-        details = ["dice typed in with the buttons, not read by the camera", *details[:2]]
+    typed = bool(data.get("typed"))
+    details = deciding_steps(data.get("steps", []), str(data.get("headline", "")), 3 - typed)
+    if typed:       # an opponent should see these dice were not read by the camera
+        details = ["dice typed in with the buttons, not read by the camera", *details]
     prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)

@@ -32,3 +32,27 @@ def test_after_a_re_roll_only_the_roll_that_counts_is_shown():
 def test_a_procedure_is_listed_in_its_order():
     lines = details(run("t9a.sequence", dice=""))
     assert [line.split(".")[0] for line in lines] == ["1", "2", "3"]
+
+
+def test_a_ranged_attack_with_its_modifiers_shows_the_roll_that_decided_it():
+    # before: the DEF, bonus and range steps, and not the attack roll "16 < DEF 19: miss"
+    missed = run("wm.ranged", "rat=6", "def=13", "boosted=1", "aim=1", "back_strike=1",
+                 "cover=1", "elevated_target=1", "rng=10", "distance=9.5", dice="4 1 1")
+    lines = details(missed)
+    assert len(lines) == 3 and lines[-1].endswith("16 < DEF 19: miss")
+    assert lines[0].endswith("→ 19") and lines[1].endswith("→ +10")     # its modifiers
+
+
+def test_typed_dice_keep_the_roll_that_decided_it():
+    missed = run("wm.ranged", "rat=6", "def=13", "cover=1", "aim=1", "rng=10", "distance=9.5",
+                 dice="2 3")
+    data = {**missed.to_json(), "typed": True}
+    lines = outcome_screen(data, [], None, position=(1, 1)).details
+    assert lines[0].startswith("dice typed in") and lines[-1].endswith("13 < DEF 17: miss")
+
+
+def test_the_initiative_order_shows_who_strikes_not_the_empty_steps():
+    # before: "Agility 10: nobody", "Agility 9: nobody", "Agility 8: nobody"
+    lines = details(run("t9a.initiative", "attacks=Knights:4:charged,Goblins:2,Ogres:3:grind",
+                        dice=""))
+    assert [line.split(":")[0] for line in lines] == ["Agility 5", "Agility 2", "Agility 0"]
