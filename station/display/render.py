@@ -240,7 +240,7 @@ def _draw_under_result(draw: ImageDraw.ImageDraw, screen: Screen, box, unit: flo
     whatever else is cut) and the problems get their room first (a throw shows four rolls
     and four details: the rules line fell off the screen); the details take what is left,
     in the largest of four sizes that shows them whole, else in the smallest, sharing it
-    (`_share_lines`): a detail given fewer lines than it needs ends with an ellipsis."""
+    (`_share_lines`): a detail given fewer lines than it needs loses words from its middle (`_wrapped`)."""
     x0, y, x1, y1 = box
     width = x1 - x0
     body, small, tiny = font(round(26 * unit)), font(round(22 * unit)), font(round(20 * unit))
@@ -293,11 +293,38 @@ def _line_height(f: ImageFont.FreeTypeFont) -> float:
 
 def _wrapped(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, max_width: float,
              max_lines: int) -> list[str]:
-    """`text` word-wrapped to `max_width`, at most `max_lines` (the last one cut with an
-    ellipsis)."""
+    """`text` word-wrapped to `max_width`, at most `max_lines`. A longer text keeps its first
+    and last words with an ellipsis between them, two from the end for one from the start:
+    a rule's step ends with its verdict ("ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12:
+    miss" lost "< DEF 12: miss" when it was cut at the end)."""
+    words = text.translate(PLAIN).split()
+    lines = _word_wrap(draw, words, f, max_width)
+    if len(lines) <= max_lines:
+        return lines
+    def fits(h: int, t: int) -> bool:
+        return len(_word_wrap(draw, _around(words, h, t), f, max_width)) <= max_lines
+    head = tail = 0
+    while head + tail < len(words):
+        tries = [(head, tail + 1), (head + 1, tail)]
+        if tail > 2 * head:
+            tries.reverse()
+        grown = next((h_t for h_t in tries if fits(*h_t)), None)
+        if grown is None:
+            break
+        head, tail = grown
+    return _word_wrap(draw, _around(words, head, tail), f, max_width)
+
+
+def _around(words: list[str], head: int, tail: int) -> list[str]:
+    """The first `head` and the last `tail` words, an ellipsis between them."""
+    return [*words[:head], "…", *words[len(words) - tail:]]
+
+
+def _word_wrap(draw: ImageDraw.ImageDraw, words: list[str], f: ImageFont.FreeTypeFont,
+               max_width: float) -> list[str]:
     lines: list[str] = []
     line = ""
-    for word in text.translate(PLAIN).split():
+    for word in words:
         trial = f"{line} {word}".strip()
         if line and draw.textlength(trial, font=f) > max_width:
             lines.append(line)
@@ -306,11 +333,6 @@ def _wrapped(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, ma
             line = trial
     if line:
         lines.append(line)
-    if len(lines) > max_lines:
-        last = lines[max_lines - 1]
-        while last and draw.textlength(last + "…", font=f) > max_width:
-            last = last[:-1]
-        lines = lines[:max_lines - 1] + [last.rstrip() + "…"]
     return lines
 
 

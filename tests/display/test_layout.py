@@ -4,7 +4,7 @@ import dataclasses
 
 from PIL import ImageDraw
 
-from station.display.render import _share_lines, render
+from station.display.render import _share_lines, _wrapped, font, render
 from station.display.screen import DieMark, face_label
 
 
@@ -59,7 +59,7 @@ def test_a_long_ruling_cites_every_rule_above_the_bottom_bar(monkeypatch, screen
         cited = " ".join(text for text, bottom in calls if bottom <= bar_top)
         assert all(rule in cited for rule in rules), (size, cited)
         assert "chance 4.6%" in cited, size
-        assert long[:20] in cited, size                 # a detail still shown
+        assert "models" in cited and "2d6 + STR" in cited, size     # a detail still shown
 
 
 def test_details_that_fit_are_drawn_whole(monkeypatch, screens):
@@ -80,6 +80,22 @@ def test_long_details_are_shown_whole_when_a_smaller_size_fits(monkeypatch, scre
     texts = [text for text, _ in drawn_text(monkeypatch, scatter)]
     assert not any(text.endswith("…") for text in texts), texts
     assert "anything in the way" in " ".join(texts) and "journal #70" in texts
+
+
+def test_a_detail_cut_short_keeps_its_verdict():
+    """A rule's step ends with its verdict: cut at the end, "ranged attack roll: dice 2+6,
+    +1 = 9, 9 <…" lost "DEF 12: miss" (a ranged attack into melee, at 800x480). The middle
+    goes instead; the step's first word stays."""
+    from PIL import Image
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    step = "ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12: miss"
+    for width, lines in ((200, 1), (160, 2), (120, 3)):
+        cut = _wrapped(draw, step, font(20), width, lines)
+        shown = " ".join(cut)
+        assert len(cut) == lines and "…" in shown, cut
+        assert shown.startswith("ranged") and shown.endswith("DEF 12: miss"), cut
+        assert all(draw.textlength(line, font=font(20)) <= width for line in cut), cut
+    assert _wrapped(draw, step, font(20), 500, 1) == [step]
 
 
 def test_details_share_the_room_line_by_line():
