@@ -19,8 +19,10 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import functools
+import itertools
 import logging
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +44,8 @@ MARK_OK = (250, 196, 60)
 MARK_PROBLEM = (255, 70, 60)
 MARK_CHECK = (255, 128, 40)       # a value read less than CHECK_BELOW sure: look at the die
 COMPACT_DETAILS_FROM = 120        # pixels high: a small screen this tall shows the details too
+HEADLINE_SIZES = (112, 92, 76, 64)  # the result's letters at 480 pixels high, largest first
+TRAY_SHARES = (0.5, 0.4)          # of the full layout's width, for the tray picture
 
 
 # Characters the rules' texts use that the bundled font has no glyph for.
@@ -119,31 +123,49 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     _fit_text(draw, (14 * unit, top / 2), screen.action, round(34 * unit), pos_x - 30 * unit,
               fill=TEXT, anchor="lm", bold=True)
 
-    # left: the tray as the camera saw it
+    # right (or all): the result, laid out first: the tray leaves it room if it needs it
     body = (0, top, width, height - bottom)
-    tray_w = round(width * 0.5) if screen.frame is not None else 0
+    x1 = width - round(18 * unit)
+    y0 = body[1] + round(14 * unit)
+    prompt = screen.prompt or _hint(screen)
+    problem = not screen.headline and screen.level != "info" and bool(screen.prompt)
+    if problem:                         # said big, not only below
+        prompt = _hint(screen)
+        problem_font = font(round(38 * unit))
+    # the journal number is the proof of a roll: the text above leaves it its line
+    journal_line = round(24 * unit) if screen.entry_id is not None else 0
+    y1 = body[3] - round(6 * unit) - journal_line
+    # The largest result and the widest tray that leave the details whole under it (a MISS
+    # in 112 px letters, or a throw's four rolls on half the screen, left them cut short)
+    shares = TRAY_SHARES if screen.frame is not None else (0,)
+    for share, size in itertools.product(shares, HEADLINE_SIZES if screen.headline else (0,)):
+        tray_w = round(width * share)
+        x0 = tray_w + round(22 * unit)
+        y = y0
+        if screen.headline:
+            big = _fitted(draw, screen.headline, round(size * unit), x1 - x0, bold=True)
+            y = _bottom(draw, (x0, y0), big) + round(10 * unit)
+        elif problem:
+            said = _wrapped(screen.prompt, problem_font, x1 - x0, 4)
+            y = y0 + len(said) * _line_height(problem_font) + round(10 * unit)
+        plan, whole = _under_result(draw, screen, x1 - x0, y1 - y, unit)
+        if whole:
+            break
+
+    # left: the tray as the camera saw it
     tray_box = (round(10 * unit), body[1] + round(10 * unit), tray_w, body[3] - round(10 * unit))
     if len(screen.rolls) > 1:
         _draw_rolls(image, screen.rolls, tray_box, unit)
     elif screen.frame is not None:
         _draw_tray(image, screen.frame, screen.marks, tray_box)
 
-    # right (or all): the result
-    x0 = tray_w + round(22 * unit)
-    x1 = width - round(18 * unit)
-    y = body[1] + round(14 * unit)
-    prompt = screen.prompt or _hint(screen)
     if screen.headline:
-        y = _fit_text(draw, (x0, y), screen.headline, round(112 * unit), x1 - x0,
-                      fill=TONE_COLOURS.get(screen.tone, TEXT), bold=True) + round(10 * unit)
-    elif screen.level != "info" and screen.prompt:      # a problem: say it big, not only below
-        big = font(round(38 * unit))
-        y = _draw_lines(draw, (x0, y), _wrapped(draw, screen.prompt, big, x1 - x0, 4), big,
-                        MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
-        prompt = _hint(screen)
-    # the journal number is the proof of a roll: the text above leaves it its line
-    journal_line = round(24 * unit) if screen.entry_id is not None else 0
-    y = _draw_under_result(draw, screen, (x0, y, x1, body[3] - round(6 * unit) - journal_line), unit)
+        _draw_fitted(draw, (x0, y0), big, TONE_COLOURS.get(screen.tone, TEXT))
+    elif problem:
+        _draw_lines(draw, (x0, y0), said, problem_font,
+                    MARK_PROBLEM if screen.level == "error" else ACCENT)
+    for space, lines, f, colour in plan:
+        y = _draw_lines(draw, (x0, y + space), lines, f, colour)
     if screen.entry_id is not None and y <= body[3] - 24 * unit:
         draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
                   fill=MUTED, anchor="rd")
@@ -179,11 +201,11 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
                        anchor="mt", bold=True)
     if details:
         small = font(max(9, round(line * 0.7)))
-        needs = [len(_wrapped(draw, detail, small, width, 99)) for detail in details]
+        needs = [len(_wrapped(detail, small, width, 99)) for detail in details]
         y = bottom + 4
         for detail, share in zip(details, _share_lines(needs, height - 2 * line - 8 - lift - y,
                                                        _line_height(small), 0)):
-            y = _draw_lines(draw, (0, y), _wrapped(draw, detail, small, width, share), small, white)
+            y = _draw_lines(draw, (0, y), _wrapped(detail, small, width, share), small, white)
     under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
     _fit_text(draw, (0, height - 2 * line - 2 - lift), spaced(under), line, width, fill=white)
     for i, text in enumerate(prompt):
@@ -200,7 +222,7 @@ def _compact_prompt(draw: ImageDraw.ImageDraw, prompt: str, line: int, width: in
     for text in (spaced(prompt), prompt):
         if draw.textlength(text.translate(PLAIN), font=smallest) <= width:
             return [text]
-    return [spaced(text) for text in _wrapped(draw, prompt, font(line), width, 2)]
+    return [spaced(text) for text in _wrapped(prompt, font(line), width, 2)]
 
 
 def _hint(screen: Screen) -> str:
@@ -223,50 +245,87 @@ def _state_colour(screen: Screen) -> tuple[int, int, int]:
 def _fit_text(draw: ImageDraw.ImageDraw, xy, text: str, size: int, max_width: float,
               *, fill, anchor: str = "la", bold: bool = False) -> float:
     """Draw `text` at the largest size up to `size` that fits `max_width`; return its bottom."""
+    fitted = _fitted(draw, text, size, max_width, bold)
+    _draw_fitted(draw, xy, fitted, fill, anchor)
+    return _bottom(draw, xy, fitted, anchor)
+
+
+Fitted = tuple[str, ImageFont.FreeTypeFont, int]         # text, font, stroke width
+
+
+def _fitted(draw: ImageDraw.ImageDraw, text: str, size: int, max_width: float,
+            bold: bool) -> Fitted:
+    """`text` at the largest size up to `size` that fits `max_width`; at the smallest, 8,
+    without words from its middle if it must (a roll's caption ran into the next one's)."""
     text = text.translate(PLAIN)
     size = max(size, 8)
     stroke = max(1, size // 28) if bold else 0
     while size > 8 and draw.textlength(text, font=font(size)) + 2 * stroke > max_width:
         size -= max(1, size // 10)
         stroke = max(1, size // 28) if bold else 0
-    f = font(size)
+    if draw.textlength(text, font=font(size)) + 2 * stroke > max_width:
+        text = _wrapped(text, font(size), max_width - 2 * stroke, 1)[0]
+    return text, font(size), stroke
+
+
+def _draw_fitted(draw: ImageDraw.ImageDraw, xy, fitted: Fitted, fill, anchor: str = "la") -> None:
+    text, f, stroke = fitted
     draw.text(xy, text, font=f, fill=fill, anchor=anchor, stroke_width=stroke, stroke_fill=fill)
+
+
+def _bottom(draw: ImageDraw.ImageDraw, xy, fitted: Fitted, anchor: str = "la") -> float:
+    text, f, stroke = fitted
     return draw.textbbox(xy, text, font=f, anchor=anchor, stroke_width=stroke)[3]
 
 
-def _draw_under_result(draw: ImageDraw.ImageDraw, screen: Screen, box, unit: float) -> float:
-    """The details, the chance, the rule IDs and any hardware problems in `box` (x0, y0, x1,
-    y1) from its top; return the y below them. The chance, the rules (cited on screen,
-    whatever else is cut) and the problems get their room first (a throw shows four rolls
-    and four details: the rules line fell off the screen); the details take what is left,
-    in the largest of four sizes that shows them whole, else in the smallest, sharing it
-    (`_share_lines`): a detail given fewer lines than it needs loses words from its middle (`_wrapped`)."""
-    x0, y, x1, y1 = box
-    width = x1 - x0
+Plan = list[tuple[float, Sequence[str], ImageFont.FreeTypeFont, tuple[int, int, int]]]
+
+
+def _under_result(draw: ImageDraw.ImageDraw, screen: Screen, width: float, room: float,
+                  unit: float) -> tuple[Plan, bool]:
+    """The details, the chance, the rule IDs and any hardware problems in `room` pixels high
+    under the result, as (space above, lines, font, colour) from the top, and whether the
+    details are shown whole. The chance, the rules (cited on screen, whatever else is cut)
+    and the problems get their room first (a throw shows four rolls and four details: the
+    rules line fell off the screen); the details take what is left, in the largest of five
+    sizes that shows them whole, else in the smallest (`_detail_lines`)."""
     body, small, tiny = font(round(26 * unit)), font(round(22 * unit)), font(round(20 * unit))
     facts = screen.odds_text()
-    under = []                                    # (gap above, lines, font, colour)
+    under: Plan = []
     if facts:
-        under.append((6 * unit, _wrapped(draw, facts, body, width, 2), body, ACCENT))
+        under.append((6 * unit, _wrapped(facts, body, width, 2), body, ACCENT))
     if screen.rules:
-        under.append((4 * unit if facts else 0, _wrapped(draw, "rules " + "  ".join(screen.rules), small,
+        under.append((4 * unit if facts else 0, _wrapped("rules " + "  ".join(screen.rules), small,
                                          width, 4), small, MUTED))
     for name, problem in screen.hardware.items():
-        under.append((4 * unit, _wrapped(draw, f"{name}: {problem}", tiny, width, 4), tiny,
+        under.append((4 * unit, _wrapped(f"{name}: {problem}", tiny, width, 4), tiny,
                       MARK_PROBLEM))
-    room_for_details = y1 - sum(gap + len(lines) * _line_height(f) for gap, lines, f, _ in under)
+    room -= sum(space + len(lines) * _line_height(f) for space, lines, f, _ in under)
     gap = round(4 * unit)
-    for detail_font in (body, font(round(24 * unit)), small, tiny):   # whole if they can be
-        needs = [len(_wrapped(draw, line, detail_font, width, 99)) for line in screen.details]
-        shares = _share_lines(needs, room_for_details - y, _line_height(detail_font), gap)
-        if shares == needs:
+    for detail_font in (body, font(round(24 * unit)), small, tiny, font(round(18 * unit))):
+        details, whole = _detail_lines(draw, screen, detail_font, width, room, gap)
+        if whole:
             break
-    for line, share in zip(screen.details, shares):
-        y = _draw_lines(draw, (x0, y), _wrapped(draw, line, detail_font, width, share),
-                        detail_font, TEXT) + gap
-    for gap, lines, f, colour in under:
-        y = _draw_lines(draw, (x0, y + gap), lines, f, colour)
-    return y
+    plan: Plan = [(gap if i else 0, lines, detail_font, TEXT) for i, lines in enumerate(details)]
+    if details and under:                     # the last detail's gap, as between details
+        space, lines, f, colour = under[0]
+        under[0] = (space + gap, lines, f, colour)
+    return plan + under, whole
+
+
+def _detail_lines(draw: ImageDraw.ImageDraw, screen: Screen, f: ImageFont.FreeTypeFont,
+                  width: float, room: float, gap: float) -> tuple[list[Sequence[str]], bool]:
+    """The lines of each detail shown in `room` at font `f`, in their order, and whether all
+    are whole. The room is shared out (`_share_lines`) from the detail the result rests on
+    (`Screen.key_detail`): it gets its lines first and is the last left out; a detail given
+    fewer lines than it needs loses words from its middle (`_wrapped`)."""
+    details, key = screen.details, screen.key_detail
+    order = [key, *(i for i in range(len(details)) if i != key)] if key is not None \
+        else list(range(len(details)))
+    needs = [len(_wrapped(details[i], f, width, 99)) for i in order]
+    shares = _share_lines(needs, room, _line_height(f), gap)
+    return ([_wrapped(details[i], f, width, share) for i, share in sorted(zip(order, shares))],
+            shares == needs)
 
 
 def _share_lines(needs: list[int], room: float, line_height: float, gap: float) -> list[int]:
@@ -291,28 +350,38 @@ def _line_height(f: ImageFont.FreeTypeFont) -> float:
     return f.size * 1.25
 
 
-def _wrapped(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, max_width: float,
-             max_lines: int) -> list[str]:
+_MEASURE = ImageDraw.Draw(Image.new("RGB", (1, 1)))     # text widths, whatever the picture
+
+
+@functools.lru_cache(maxsize=4096)      # a layout tries several sizes and widths: the same texts
+def _wrapped(text: str, f: ImageFont.FreeTypeFont, max_width: float,
+             max_lines: int) -> tuple[str, ...]:
     """`text` word-wrapped to `max_width`, at most `max_lines`. A longer text keeps its first
     and last words with an ellipsis between them, two from the end for one from the start:
     a rule's step ends with its verdict ("ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12:
     miss" lost "< DEF 12: miss" when it was cut at the end)."""
     words = text.translate(PLAIN).split()
-    lines = _word_wrap(draw, words, f, max_width)
+    lines = _word_wrap(words, f, max_width)
     if len(lines) <= max_lines:
         return lines
-    def fits(h: int, t: int) -> bool:
-        return len(_word_wrap(draw, _around(words, h, t), f, max_width)) <= max_lines
+    # as many words as the lines hold end to end, then fewer while they do not wrap into them
+    widths = [_width(" " + word, f) for word in words]
+    room = max_lines * max_width - _width("…", f)
     head = tail = 0
     while head + tail < len(words):
-        tries = [(head, tail + 1), (head + 1, tail)]
-        if tail > 2 * head:
-            tries.reverse()
-        grown = next((h_t for h_t in tries if fits(*h_t)), None)
-        if grown is None:
+        for at_end in ((True, False) if tail <= 2 * head else (False, True)):
+            i = len(words) - 1 - tail if at_end else head
+            if widths[i] <= room:
+                room -= widths[i]
+                head, tail = (head, tail + 1) if at_end else (head + 1, tail)
+                break
+        else:
             break
-        head, tail = grown
-    return _word_wrap(draw, _around(words, head, tail), f, max_width)
+    lines = _word_wrap(_around(words, head, tail), f, max_width)
+    while len(lines) > max_lines and head + tail:
+        head, tail = (head - 1, tail) if head and 2 * head >= tail else (head, tail - 1)
+        lines = _word_wrap(_around(words, head, tail), f, max_width)
+    return lines
 
 
 def _around(words: list[str], head: int, tail: int) -> list[str]:
@@ -320,23 +389,29 @@ def _around(words: list[str], head: int, tail: int) -> list[str]:
     return [*words[:head], "…", *words[len(words) - tail:]]
 
 
-def _word_wrap(draw: ImageDraw.ImageDraw, words: list[str], f: ImageFont.FreeTypeFont,
-               max_width: float) -> list[str]:
+def _word_wrap(words: list[str], f: ImageFont.FreeTypeFont, max_width: float) -> tuple[str, ...]:
     lines: list[str] = []
-    line = ""
+    line: list[str] = []
+    used = 0.0
     for word in words:
-        trial = f"{line} {word}".strip()
-        if line and draw.textlength(trial, font=f) > max_width:
-            lines.append(line)
-            line = word
-        else:
-            line = trial
+        if line and used + _width(" " + word, f) > max_width:
+            lines.append(" ".join(line))
+            line, used = [], 0.0
+        used += _width(" " + word if line else word, f)
+        line.append(word)
     if line:
-        lines.append(line)
-    return lines
+        lines.append(" ".join(line))
+    return tuple(lines)
 
 
-def _draw_lines(draw: ImageDraw.ImageDraw, xy, lines: list[str], f: ImageFont.FreeTypeFont,
+@functools.lru_cache(maxsize=8192)
+def _width(text: str, f: ImageFont.FreeTypeFont) -> float:
+    """A word's width. In Pillow's basic layout a line's is the sum of its words' (measuring
+    each line as it grew took most of the time a long ruling's screen was drawn in)."""
+    return _MEASURE.textlength(text, font=f)
+
+
+def _draw_lines(draw: ImageDraw.ImageDraw, xy, lines: Sequence[str], f: ImageFont.FreeTypeFont,
                 fill) -> float:
     """Draw `lines` one under another from `xy`; return the y below them."""
     x, y = xy

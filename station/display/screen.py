@@ -95,6 +95,7 @@ class Screen:
     headline: str = ""                          # the big result: "HIT", "7", "12.3 in"
     tone: str = "neutral"                       # good | bad | neutral
     details: list[str] = field(default_factory=list)
+    key_detail: int | None = None               # the detail the result rests on: kept first
     rules: list[str] = field(default_factory=list)
     odds: float | None = None                   # probability of this result
     odds_of: str = ""                           # what the odds are of ("a hit on the target")

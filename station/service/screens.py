@@ -16,14 +16,16 @@ def outcome_words(data: dict[str, Any]) -> str:
     return words.replace("_", " ").upper()
 
 
-def deciding_steps(steps: list[dict[str, Any]], headline: str = "", room: int = 3) -> list[str]:
-    """The steps a player checks the result by, in the order they happened: the screen has
-    room for two or three lines. After a re-roll (DICE-4) the steps of the roll that no
-    longer counts are left out; steps that compute something (a sum against a target, a die
-    turned into inches) come before those that only describe what follows. The step the
-    headline names ("MISS — WM-RNG-2 16 < DEF 19") is always among them (a ranged attack
-    with cover, aim and a range showed those three and left out the attack roll), and an
-    initiative step at which nobody strikes is not (three "Agility 10: nobody")."""
+def deciding_steps(steps: list[dict[str, Any]], headline: str = "",
+                   room: int = 3) -> tuple[list[str], int | None]:
+    """The steps a player checks the result by, in the order they happened, and which of
+    them decided the result (None when the headline names none): the screen has room for
+    two or three. After a re-roll (DICE-4) the steps of the roll that no longer counts are
+    left out; steps that compute something (a sum against a target, a die turned into
+    inches) come before those that only describe what follows. The step the headline names
+    ("MISS — WM-RNG-2 16 < DEF 19") is always among them (a ranged attack with cover, aim
+    and a range showed those three and left out the attack roll), and an initiative step at
+    which nobody strikes is not (three "Agility 10: nobody")."""
     rerolled = [i for i, step in enumerate(steps) if step["rule"] == "DICE-4"]
     steps = steps[rerolled[-1]:] if rerolled else steps
     steps = [step for step in steps if step.get("attacks") != []]
@@ -33,7 +35,7 @@ def deciding_steps(steps: list[dict[str, Any]], headline: str = "", room: int = 
     computed = [i for i, step in enumerate(steps) if any(c in step["text"] for c in "=<>→≥≤")]
     order = [*computed, *(i for i in range(len(steps)) if i not in computed)]
     chosen = sorted(decided + [i for i in order if i not in decided][:room - len(decided)])
-    return [steps[i]["text"] for i in chosen]
+    return [steps[i]["text"] for i in chosen], chosen.index(decided[0]) if decided else None
 
 
 def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
@@ -43,9 +45,10 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
     typed = bool(data.get("typed"))
-    details = deciding_steps(data.get("steps", []), str(data.get("headline", "")), 3 - typed)
+    details, key = deciding_steps(data.get("steps", []), str(data.get("headline", "")), 3 - typed)
     if typed:       # an opponent should see these dice were not read by the camera
         details = ["dice typed in with the buttons, not read by the camera", *details]
+        key = None if key is None else key + 1
     prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
@@ -53,7 +56,7 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
         prompt = f"CHECK the {'die' if doubtful == 1 else 'dice'} marked ? - {prompt}"
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
                   command=data.get("command", data["action"]), position=position,
-                  headline=outcome_words(data), tone=tone, details=details,
+                  headline=outcome_words(data), tone=tone, details=details, key_detail=key,
                   rules=list(data.get("rules", [])),
                   # a ruling without dice is certain: "chance 100 %" says nothing
                   odds=data.get("odds") if data.get("dice") else None,

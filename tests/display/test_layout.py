@@ -4,7 +4,7 @@ import dataclasses
 
 from PIL import ImageDraw
 
-from station.display.render import _share_lines, _wrapped, font, render
+from station.display.render import PLAIN, _share_lines, _wrapped, font, render
 from station.display.screen import DieMark, face_label
 
 
@@ -90,12 +90,82 @@ def test_a_detail_cut_short_keeps_its_verdict():
     draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     step = "ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12: miss"
     for width, lines in ((200, 1), (160, 2), (120, 3)):
-        cut = _wrapped(draw, step, font(20), width, lines)
+        cut = _wrapped(step, font(20), width, lines)
         shown = " ".join(cut)
         assert len(cut) == lines and "…" in shown, cut
         assert shown.startswith("ranged") and shown.endswith("DEF 12: miss"), cut
         assert all(draw.textlength(line, font=font(20)) <= width for line in cut), cut
-    assert _wrapped(draw, step, font(20), 500, 1) == [step]
+    assert _wrapped(step, font(20), 500, 1) == (step,)
+
+
+def shown_whole(monkeypatch, screen, size=(800, 480)) -> list[str]:
+    """The details of `screen` that `render` draws whole (word-wrapped, nothing left out)."""
+    drawn = " ".join(text for text, _ in drawn_text(monkeypatch, screen, size))
+    return [detail for detail in screen.details if detail.translate(PLAIN) in drawn]
+
+
+def test_a_miss_into_melee_shows_its_three_steps_whole(monkeypatch, screens):
+    """The worst screens of every ruling rendered at 800x480 (sixty-seventh session): a
+    ranged attack into melee drew its MISS 112 px high, "attack roll bonus: RAT 5, target in
+    mele…" and "ranged attack roll: dice 2+6, +1 = 9, 9 <…", and left the attack on the
+    other model out. The result's letters are smaller now (64 px of 112 at the least)."""
+    details = ["attack roll bonus: RAT 5, target in melee -4 → +1",
+               "ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12: miss",
+               "attack roll against model 2: dice 3+3, +1 = 7, 7 < DEF 12: miss"]
+    melee = dataclasses.replace(
+        screens["throw"], action="Into melee", headline="MISS", tone="bad", details=details,
+        rules=["WM-RNG-4", "WM-RNG-2", "WM-MEL-1"], odds=0.874, entry_id=48,
+        odds_of="a miss on the target and on the other model",
+        rolls=screens["throw"].rolls + screens["throw"].rolls[:1])
+    sizes = []
+    real = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", lambda self, xy, text, *a, **k: (
+        sizes.append(k["font"].size) if text == "MISS" else None, real(self, xy, text, *a, **k))[1])
+    assert shown_whole(monkeypatch, melee) == details
+    assert sizes and sizes[-1] >= 64
+
+
+def test_a_throw_with_four_rolls_shows_its_contest_and_deviation_whole(monkeypatch, screens):
+    """A throw (four rolls, sixty-seventh session): "attacker 6+STR 11 = 17, target 4+STR
+    9 = 13: thrown 11/2 + 1" (larger base) =…" and "deviates from the intended point:
+    direction 1 (0° from the line of attack),…" lost the distance thrown and the d3. The
+    tray takes less of the screen instead; what follows the throw may still be shortened."""
+    details = ['attacker 6+STR 11 = 17, target 4+STR 9 = 13: thrown 11/2 + 1" (larger base) = 6.5"',
+               'deviates from the intended point: direction 1 (0° from the line of attack), '
+               'd3 from d6 3 → 2"',
+               "knocked down; damage 2d6 + STR, +1 die on contact with an obstacle or an equal "
+               "or larger base; boostable (wm.damage kind=throw)"]
+    throw = dataclasses.replace(
+        screens["throw"], headline='THROWN 6.5", DEVIATES 1 × 2"', details=details,
+        rules=["WM-THR-1", "WM-DEV-1", "WM-THR-2", "WM-THR-3", "WM-THR-4"], odds=0.046,
+        odds_of='thrown, deviating 2" in direction 1', rolls=screens["throw"].rolls * 2)
+    assert shown_whole(monkeypatch, throw)[:2] == details[:2]
+
+
+def test_with_room_for_one_detail_the_one_the_result_rests_on_is_kept(screens):
+    """A ranged attack's DEF and bonus steps came before its attack roll, and a screen with
+    room for one line showed the DEF step: the roll that decided it goes first now."""
+    from PIL import Image
+    from station.display.render import _detail_lines
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    ranged = dataclasses.replace(screens["resolved"], key_detail=2, details=[
+        "DEF 13: cover +4, elevated +2 → 19", "attack roll bonus: RAT 6, aim +2 → +8",
+        "ranged attack roll: dice 4+1, +8 = 13, 13 < DEF 19: miss"])
+    small = font(12)
+    for room, shown in ((15, [2]), (15 * 2 + 4, [0, 2]), (15 * 3 + 8, [0, 1, 2])):
+        lines, whole = _detail_lines(draw, ranged, small, 400, room, 4)
+        assert [" ".join(l) for l in lines] == [ranged.details[i].translate(PLAIN) for i in shown]
+        assert whole == (len(shown) == 3)
+
+
+def test_a_caption_too_long_for_its_cell_keeps_to_it():
+    """A throw's five rolls in three columns: "2 d6: attack roll against the model thrown at"
+    ran into the next roll's caption, even at the smallest size."""
+    from PIL import Image
+    from station.display.render import _fitted
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    text, f, _ = _fitted(draw, "2 d6: attack roll against the model thrown at", 16, 100, False)
+    assert draw.textlength(text, font=f) <= 100 and text.endswith("thrown at"), text
 
 
 def test_details_share_the_room_line_by_line():

@@ -41,14 +41,18 @@ def test_a_ranged_attack_with_its_modifiers_shows_the_roll_that_decided_it():
     lines = details(missed)
     assert len(lines) == 3 and lines[-1].endswith("16 < DEF 19: miss")
     assert lines[0].endswith("→ 19") and lines[1].endswith("→ +10")     # its modifiers
+    # and a screen with room for one line shows that one
+    assert outcome_screen(missed.to_json(), [], None, position=(1, 1)).key_detail == 2
 
 
 def test_typed_dice_keep_the_roll_that_decided_it():
     missed = run("wm.ranged", "rat=6", "def=13", "cover=1", "aim=1", "rng=10", "distance=9.5",
                  dice="2 3")
     data = {**missed.to_json(), "typed": True}
-    lines = outcome_screen(data, [], None, position=(1, 1)).details
+    screen = outcome_screen(data, [], None, position=(1, 1))
+    lines = screen.details
     assert lines[0].startswith("dice typed in") and lines[-1].endswith("13 < DEF 17: miss")
+    assert screen.key_detail == len(lines) - 1
 
 
 def test_the_initiative_order_shows_who_strikes_not_the_empty_steps():
