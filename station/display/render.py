@@ -194,18 +194,23 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     lift = (len(prompt) - 1) * line               # a prompt on two lines takes from the result
     room = height - 2 * line - rule - 8 - lift    # between the rule under the action and the chance
     # a screen with room for more (320x240) shows the details under the result: the dice
-    # read and the rule's arithmetic, as the full layout does
-    details = screen.details if height >= COMPACT_DETAILS_FROM else []
-    big_size = min(room, round(height / 4)) if details else room
-    bottom = _fit_text(draw, (width / 2, rule + 4), big, big_size, width, fill=white,
-                       anchor="mt", bold=True)
-    if details:
-        small = font(max(9, round(line * 0.7)))
-        needs = [len(_wrapped(detail, small, width, 99)) for detail in details]
-        y = bottom + 4
-        for detail, share in zip(details, _share_lines(needs, height - 2 * line - 8 - lift - y,
-                                                       _line_height(small), 0)):
-            y = _draw_lines(draw, (0, y), _wrapped(detail, small, width, share), small, white)
+    # read and the rule's arithmetic, as the full layout does; in the largest letters and
+    # details that show them whole, else the smallest (at 320x240 the three steps of a
+    # ranged attack were cut to a line each in 24 px letters, under a 60 px MISS)
+    result, shown = _fitted(draw, big, room, width, bold=True), []
+    if screen.details and height >= COMPACT_DETAILS_FROM:
+        for big_size, detail_size in itertools.product(
+                (round(height / 4), round(height / 5)), range(max(9, round(line * 0.7)), 8, -1)):
+            result, small = _fitted(draw, big, min(room, big_size), width, bold=True), font(detail_size)
+            below = _bottom(draw, (width / 2, rule + 4), result, "mt") + 4
+            shown, whole = _detail_lines(draw, screen, small, width,
+                                         height - 2 * line - 8 - lift - below, 0)
+            if whole:
+                break
+    _draw_fitted(draw, (width / 2, rule + 4), result, white, "mt")
+    y = _bottom(draw, (width / 2, rule + 4), result, "mt") + 4
+    for lines in shown:
+        y = _draw_lines(draw, (0, y), lines, small, white)
     under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
     _fit_text(draw, (0, height - 2 * line - 2 - lift), spaced(under), line, width, fill=white)
     for i, text in enumerate(prompt):
@@ -217,12 +222,15 @@ def _compact_prompt(draw: ImageDraw.ImageDraw, prompt: str, line: int, width: in
                     spaced) -> list[str]:
     """The prompt's lines on a small screen: one, its spaces doubled (`spaced`) when that
     fits at the smallest size, else as written; two lines when even that does not fit (a
-    128x64 OLED cut "ROLL again, NEXT action, MEASURE" short)."""
+    128x64 OLED cut "ROLL again, NEXT action, MEASURE" short), wrapped at the largest size
+    that needs no more (a 128x128 one wrapped them at its 18 px and cut "MEASURE")."""
     smallest = font(8)
     for text in (spaced(prompt), prompt):
         if draw.textlength(text.translate(PLAIN), font=smallest) <= width:
             return [text]
-    return [spaced(text) for text in _wrapped(prompt, font(line), width, 2)]
+    size = next((size for size in range(line, 8, -1)
+                 if len(_wrapped(prompt, font(size), width, 99)) <= 2), 8)
+    return [spaced(text) for text in _wrapped(prompt, font(size), width, 2)]
 
 
 def _hint(screen: Screen) -> str:

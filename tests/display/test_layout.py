@@ -242,6 +242,39 @@ def test_a_small_screen_with_room_shows_the_details_under_the_result(monkeypatch
     assert not any("DEF 13" in text for text in calls)
 
 
+def compact_text(monkeypatch, screen, size) -> str:
+    """Every text `render_compact` draws, one line, its doubled spaces single."""
+    from station.display.render import render_compact
+    calls = []
+    real = ImageDraw.ImageDraw.text
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", lambda self, xy, text, *a, **k: (
+        calls.append(text), real(self, xy, text, *a, **k))[1])
+    render_compact(screen, size)
+    return " ".join(" ".join(text.split()) for text in calls)
+
+
+RANGED = ["DEF 13: cover +4, elevated +2 → 19",
+          "attack roll bonus: RAT 6, aim +2, back strike +2 → +10",
+          "boosted ranged attack roll: dice 4+1+1, +10 = 16, 16 < DEF 19: miss"]
+
+
+def test_small_screens_keep_what_the_result_rests_on(monkeypatch, screens):
+    """A ranged attack with its modifiers on small LCDs (sixty-seventh session): at 320x240
+    its three steps were cut to a line each in 24 px letters ("attack roll bonus: RAT 6,
+    ai…"); at 240x240 too; at 128x128 the attack roll was left out and the prompt lost
+    "MEASURE". Now whole where smaller letters allow it, and the roll that decided it, with
+    its verdict, where they do not."""
+    ranged = dataclasses.replace(screens["resolved"], headline="MISS", tone="bad",
+                                 details=RANGED, key_detail=2, rules=["WM-RNG-5", "WM-RNG-4"])
+    for size in [(320, 240), (240, 240)]:
+        drawn = compact_text(monkeypatch, ranged, size)
+        assert all(detail.translate(PLAIN) in drawn for detail in RANGED), (size, drawn)
+    for size in [(160, 128), (128, 128)]:
+        drawn = compact_text(monkeypatch, ranged, size)
+        assert "16 < DEF 19: miss" in drawn and "MEASURE" in drawn, (size, drawn)
+        assert "MISS" in drawn and "58.3%" in drawn, (size, drawn)         # the result, its chance
+
+
 def test_an_oled_shows_the_whole_prompt(monkeypatch, screens):
     """128x64: a prompt too wide for one line even at the smallest size goes on two lines
     (it was cut: "ROLL again, NEXT action, MEAS"); the result and the rule stay."""
