@@ -133,7 +133,7 @@ class WebSink:
     def entry(self, entry_id: int, suffix: str | None) -> tuple[str, bytes]:
         """(content type, body) of an entry's page, picture, frame or data; LookupError with
         what is missing."""
-        from station.service.replay import screen_of
+        from station.service.replay import screen_of, step_lines
         with self._journal_lock:
             entry = self._journal.get(entry_id)
             if entry is None:
@@ -156,8 +156,10 @@ class WebSink:
         if entry.frame:
             frames += f'<img src="/entry/{entry.id}.jpg" alt="frame of reading #{entry.id}">'
         lines = "<br>".join(html.escape(line) for line in screen.text_lines())
+        steps = "".join(f"<li>{html.escape(line)}</li>" for line in step_lines(entry))
         body = (f'<p><a href="/">&larr; the station</a></p><img src="/entry/{entry.id}.png" '
                 f'alt="entry #{entry.id} as shown"><p>{lines}</p>'
+                f"{'<h2>Every step</h2><ol>' + steps + '</ol>' if steps else ''}"
                 f"{'<h2>As the camera saw it</h2>' + frames if frames else ''}"
                 f'<p><a href="/entry/{entry.id}.json">the journal entry as JSON</a></p>')
         return "text/html; charset=utf-8", PAGE.format(title=f"#{entry.id}", body=body).encode()

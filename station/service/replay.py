@@ -12,6 +12,14 @@ def marks_of(dice: list[dict]) -> list[DieMark]:
     return [DieMark.from_json(d) for d in dice if d.get("center")]
 
 
+def step_lines(entry: Entry) -> list[str]:
+    """Every step of an outcome, "RULE  text": its screen shows two or three of them (a
+    trample's damage to its second and third models was on no screen)."""
+    if entry.kind != "outcome":
+        return []
+    return [f"{step['rule']}  {step['text']}" for step in entry.data.get("steps", [])]
+
+
 def screen_of(journal: Journal, entry: Entry) -> Screen:
     """The screen as it was shown for `entry` (an outcome, a reading or a measurement)."""
     if entry.kind == "outcome":

@@ -166,3 +166,19 @@ def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
     sink, _ = station
     with pytest.raises(SinkUnavailable, match="web_port"):
         WebSink("127.0.0.1", sink.port, sink._journal.path)
+
+
+def test_an_entry_page_lists_every_step_the_screen_had_no_room_for(station, tmp_path):
+    """A trample's screen shows three of its eight steps: the damage to its second and third
+    models was on no page but the JSON."""
+    sink, _ = station
+    steps = [{"rule": "WM-TRM-1", "text": f"model {n}: damage 3+3+STR 12 = {15 + n}"}
+             for n in (1, 2, 3)] + [{"rule": "WM-RNG-2", "text": f"trample attack on model {n}"}
+                                    for n in (1, 2, 3)]
+    with Journal(tmp_path / "j.sqlite") as journal:
+        trample = journal.add_outcome("Trample", "TRAMPLE: 3 of 3 hit",
+                                      {"action": "wm.trample", "outcome": "3", "steps": steps,
+                                       "rules": ["WM-TRM-1", "WM-RNG-2"]}, [])
+    page = get(sink, f"/entry/{trample}")[2].decode()
+    listed = page[page.index("Every step"):]
+    assert all(f"{step['rule']}  {step['text']}" in listed for step in steps), listed

@@ -103,6 +103,22 @@ def test_cli_list_show_export_stats(tmp_path, capsys):
     assert "7.1 in" in capsys.readouterr().out and png.stat().st_size > 1000
 
 
+def test_show_lists_every_step_of_an_outcome(tmp_path, capsys):
+    """The screen shows two or three steps; `journal show` lists them all (a trample's damage
+    to its second and third models was on no screen)."""
+    path = tmp_path / "j.sqlite"
+    steps = [{"rule": "WM-TRM-1", "text": f"model {n}: damage 3+3+STR 12 = {15 + n}"}
+             for n in (1, 2, 3, 4)]
+    with Journal(path) as journal:
+        trample = journal.add_outcome("Trample", "TRAMPLE: 4 of 4 hit",
+                                      {"action": "wm.trample", "outcome": "4", "steps": steps,
+                                       "rules": ["WM-TRM-1"]}, [])
+    assert main(["journal", "show", str(trample), "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    listed = out[out.index("every step:"):]
+    assert all(f"WM-TRM-1  {step['text']}" in listed for step in steps), out
+
+
 def test_cli_errors_name_the_fix(tmp_path, capsys):
     assert main(["journal", "list", "--journal", str(tmp_path / "none.sqlite")]) == 2
     assert "run `station run` first" in capsys.readouterr().err

@@ -78,7 +78,7 @@ def list_entries(args) -> int:
 def show_entry(args) -> int:
     from station.display.render import render
     from station.display.sinks import TerminalSink
-    from station.service.replay import screen_of
+    from station.service.replay import screen_of, step_lines
 
     # Checked before the work: a name PIL or the file system refuses would fail at the end.
     png = output_file(args.png, "--png", (".png",)) if args.png else None
@@ -91,6 +91,9 @@ def show_entry(args) -> int:
             print(json.dumps(entry.to_json(), indent=1))
         else:
             TerminalSink(sys.stdout, in_place=False).show(screen_of(journal, entry))
+            steps = step_lines(entry)
+            if steps:
+                print("   every step:", *(f"     {line}" for line in steps), sep="\n")
         if png:
             picture = io.BytesIO()
             render(screen_of(journal, entry)).save(picture, format="PNG")
