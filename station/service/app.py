@@ -81,12 +81,20 @@ class Station:
         config, options = self.config, self.options
         hardware: dict[str, str] = dict(options.notes)
         from station.rules import actions as rules
+        from station.service.measured import tape_param, with_distance
         for index, choice in enumerate(config.actions):
             try:
-                rules.parse_params(choice.ruling, choice.params)
+                tape = tape_param(choice)
+                # any distance stands for the tape's: the other parameters are checked now
+                rules.parse_params(choice.ruling, (with_distance(choice, tape, 1.0) if tape
+                                                   else choice).params)
             except ValueError as error:
                 raise ConfigError(f"actions[{index}].ruling", str(error),
                                   "`station actions` lists each ruling's parameters") from None
+            if tape and config.laser["device"] == "none" and not options.simulate:
+                raise ConfigError(f"actions[{index}].ruling",
+                                  f"{tape.name}=tape needs a laser tape, and laser.device is none",
+                                  "Set [laser] device and port, or give the distance as a number")
         journal_path = options.journal or (Path(SIMULATED_JOURNAL).expanduser() if options.simulate
                                            else config.journal)
         try:

@@ -38,6 +38,7 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     if data.get("typed"):       # an opponent should see these dice were not read by the camera
         details = ["dice typed in with the buttons, not read by the camera", *details[:2]]
     prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
+              else "MEASURE again, NEXT action" if data.get("measured") and not data.get("dice")
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
     if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it
