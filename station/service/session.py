@@ -30,7 +30,7 @@ from station.controls import Intent
 from station.display.screen import DieMark, Screen
 from station.journal import Journal
 from station.rules import actions as rules
-from station.rules.faces import DiceExhausted
+from station.rules.faces import DiceExhausted, RerollNow
 from station.service.laser import LaserError
 from station.service.measured import Measured, base_to_base, tape_param, with_distance
 from station.service.memory import release_freed_memory
@@ -170,12 +170,17 @@ class Session:
         tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
                           timeout=self.roll_timeout, manual=manual, previous=self.last_frame,
                           still_frames=self.still_frames)
+        rerolled = again is not None
         try:
             if again is not None:
                 choice, params = again.choice, again.params
                 outcome = rules.reroll(again.outcome, tray)
             else:
-                outcome = rules.resolve(choice.ruling, params, tray)
+                try:
+                    outcome = rules.resolve(choice.ruling, params, tray)
+                except RerollNow as now:     # RE-ROLL before the ruling's next dice (DICE-4)
+                    outcome = rules.reroll_now(choice.ruling, params, now.faces, tray)
+                    rerolled = True
         except Cancelled as why:
             self.idle(self._abandoned(choice, again, tray.readings, str(why)), level="warn")
             return
@@ -196,7 +201,7 @@ class Session:
             data["measured"] = measured.to_json()
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
-        self.last = Resolved(choice, params, outcome, entry_id, rerolled=again is not None)
+        self.last = Resolved(choice, params, outcome, entry_id, rerolled=rerolled)
         self.set_state("resolved", outcome_screen(
             data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
@@ -230,9 +235,11 @@ class Session:
 
     def reroll(self) -> None:
         if not self.reroll_allowed():
+            passed = self.last and self.last.outcome.reroll_passed
             why = ("nothing to re-roll yet" if self.last is None else
                    "no die is re-rolled more than once (DICE-4)" if self.last.rerolled else
-                   "the rules allow no re-roll of this result (DICE-4)")
+                   f"too late for {passed}: the next dice are rolled (DICE-4)" if passed
+                   else "the rules allow no re-roll of this result (DICE-4)")
             if self.state == "resolved" and self.screen is not None:   # the result stays up
                 self.set_state("resolved", dataclasses.replace(
                     self.screen, prompt=f"RE-ROLL: {why}. ROLL again, NEXT action, MEASURE",
@@ -312,9 +319,11 @@ class Session:
         self.show_live(dataclasses.replace(self.screen, frame=frame, marks=[]))
 
     def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
-               frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None:
+               frame: np.ndarray | None = None, marks: list[DieMark] | None = None,
+               reroll_offered: bool = False) -> None:
         self.set_state(state, self.base_screen(state, headline=headline, prompt=prompt,
-                                               level=level, frame=frame, marks=marks or []))
+                                               level=level, frame=frame, marks=marks or [],
+                                               reroll_offered=reroll_offered))
 
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice

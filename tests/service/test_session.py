@@ -268,3 +268,30 @@ def test_a_ruling_without_dice_neither_asks_for_dice_nor_shows_a_chance(tmp_path
     assert shown[-1].prompt == "Press ROLL to show it (no dice to roll)"
     session.handle(Intent.ROLL)
     assert shown[-1].state == "resolved" and shown[-1].odds is None
+
+
+FIRE_BOMB = ActionChoice("Fire bomb", "wm.aoe", {"rat": "5", "def": "30", "pow": "12",
+                                                 "aoe": "3", "rng": "10", "distance": "8"})
+
+
+def test_a_reroll_is_chosen_before_the_deviation_is_rolled(tmp_path):
+    # DEF 30: only 6+6 hits (WM-RNG-3), so the AOE deviates
+    session, _, shown = make(tmp_path, [FIRE_BOMB])
+    session.handle(Intent.ROLL)
+    assert any(s.state == "waiting" and s.reroll_offered for s in shown)
+    assert shown[-1].headline.startswith("DEVIATED") and not shown[-1].reroll_offered
+    session.handle(Intent.REROLL)                 # the deviation is seen: too late
+    assert "too late for the attack roll: the next dice are rolled (DICE-4)" in shown[-1].prompt
+
+    prompt = session.prompt                       # pressed when the deviation is asked for
+    session.prompt = lambda *args, **kw: (prompt(*args, **kw), kw.get("reroll_offered")
+                                          and session.intents.put(Intent.REROLL))
+    session.handle(Intent.ROLL)
+    outcome = list(session.journal.entries(kind="outcome"))[-1]
+    # the attack roll, its re-roll, then the re-roll's deviation: each read once
+    assert [s["rule"] for s in outcome.data["steps"]][:4] == ["WM-RNG-1", "WM-RNG-2", "DICE-4",
+                                                              "WM-RNG-2"]
+    assert outcome.data["outcome"] == "deviated" and len(outcome.data["dice"]) == 6
+    assert len(session.journal.readings_of(outcome.id)) == 4
+    session.handle(Intent.REROLL)
+    assert "no die is re-rolled more than once (DICE-4)" in shown[-1].prompt
