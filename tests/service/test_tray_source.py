@@ -339,3 +339,19 @@ def test_reroll_before_the_next_roll_is_not_offered_once_those_dice_are_read():
     outcome = resolve("wm.aoe", parse_params("wm.aoe", AOE), tray)
     assert outcome.outcome == "deviated" and outcome.reroll_passed and not outcome.rerollable
     assert len(host.offered) == 1 and tray.reroll_offer is None
+
+
+def test_typing_the_dice_in_re_roll_is_offered_at_the_next_rolls_first_die():
+    # typed 1+1 (a miss); at the deviation's first die RE-ROLL re-rolls the attack roll
+    host = Host([Intent.NEXT, Intent.NEXT, Intent.REROLL])
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    params = parse_params("wm.aoe", AOE)
+    with pytest.raises(RerollNow) as now:
+        resolve("wm.aoe", params, tray)
+    assert now.value.faces == [Face("d6", 1), Face("d6", 1)]
+    assert host.offered and "RE-ROLL re-rolls the attack roll (DICE-4)" in host.offered[0]
+    # the direction typed in: at the distance die it is too late, and RE-ROLL cancels
+    host = Host([Intent.NEXT, Intent.NEXT, Intent.NEXT, Intent.REROLL])
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    with pytest.raises(Cancelled):
+        resolve("wm.aoe", params, tray)
