@@ -452,6 +452,24 @@ def _check_order(found: dict[int, np.ndarray]) -> None:
             f"must run clockwise round the tray): {_PLACE_TILES}, then try again")
 
 
+def _refuse_a_mirror(image: np.ndarray, found: int) -> None:
+    """ArUco markers are not found in a mirror image: when more of them are found in the photo
+    flipped left-right than in the photo, the camera mirrors (some webcams, phones' front
+    cameras). Calibrating the photo flipped back would leave the station reading mirrored
+    frames, every scatter bearing backwards: the camera must stop mirroring."""
+    flipped = detect_markers(np.ascontiguousarray(image[:, ::-1]))
+    seen = [str(i) for i in MARKER_IDS if i in flipped]
+    if len(seen) > found:
+        raise CalibrationError(
+            f"the photo looks mirrored: marker{'s' if len(seen) > 1 else ''} "
+            f"{', '.join(seen)} {'are' if len(seen) > 1 else 'is'} found only in its mirror "
+            "image. Turn off mirroring in the "
+            "camera or the app that took the photo (a webcam's mirror setting, or "
+            "`v4l2-ctl -c horizontal_flip=0`; a phone's front camera mirrors: use the back "
+            "one), then take the photo again; flipping the photo back would not do, the "
+            "station's frames would still be mirrored")
+
+
 def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:
     """Homography from pixels to the unit square through the four marker centres."""
     centres = np.array([found[i].mean(axis=0) for i in MARKER_IDS])
@@ -506,6 +524,7 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
     found = detect_markers(image)
     missing = [i for i in MARKER_IDS if i not in found]
     if missing:
+        _refuse_a_mirror(image, len(MARKER_IDS) - len(missing))
         raise CalibrationError(
             "tray markers not found: " + ", ".join(f"{i} ({CORNER_NAMES[i]})" for i in missing)
             + ". Put the four printed markers (calibration/markers.pdf) in the tray's corners, "

@@ -147,6 +147,25 @@ def test_missing_markers_are_named():
         calibrate_image(bare.image)
 
 
+def test_a_mirrored_photo_is_said_to_be_mirrored(shot, tmp_path, capsys):
+    """A camera that mirrors (some webcams, phones' front cameras) shows markers the detector
+    does not find: the user is told to turn the mirroring off, and no profile is written."""
+    mirrored = np.fliplr(shot.image)
+    with pytest.raises(CalibrationError, match=r"looks mirrored: markers 0, 1, 2, 3 are found"):
+        calibrate_image(mirrored)
+    covered = shot.image.copy()
+    for i in (0, 1, 2):                                # a hand over three markers
+        cv2.fillConvexPoly(covered, np.asarray(shot.markers[i], np.int32), (128, 128, 128))
+    with pytest.raises(CalibrationError, match=r"looks mirrored: marker 3 is found"):
+        calibrate_image(np.fliplr(covered))
+    image = tmp_path / "mirrored.png"
+    cv2.imwrite(str(image), mirrored)
+    out = tmp_path / "tray.json"
+    assert main(["calibrate", "tray", str(image), "--out", str(out)]) == 2
+    assert "Turn off mirroring in the camera" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_a_tile_put_down_turned_still_counts(shot):
     found = detect_markers(shot.image)
     found[2] = np.roll(found[2], 1, axis=0)        # tile 2 turned a quarter
