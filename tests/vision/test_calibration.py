@@ -4,6 +4,7 @@ import json
 import math
 import re
 import types
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -415,6 +416,15 @@ def test_a_profile_without_marker_mm_still_loads(profile):
     assert data["marker_mm"] == calibration.MARKER_MM
     del data["marker_mm"]                  # as written before --marker-mm
     assert TrayCalibration.from_json(data).marker_mm == calibration.MARKER_MM
+
+
+def test_the_example_profile_holds_every_field(profile):
+    """calibration/profiles/example-tray.json shows the format: it holds every field a profile
+    is written with now (it was once older than marker_mm), as written."""
+    path = Path(__file__).parents[2] / "calibration" / "profiles" / "example-tray.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data) == set(profile.to_json())
+    assert TrayCalibration.from_json(data).to_json() == data
 
 
 @pytest.mark.parametrize("value", ["0", "-30", "nan", "100"])
