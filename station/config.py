@@ -36,7 +36,9 @@ DEFAULTS: dict[str, Any] = {
         "port": "",                   # /dev/ttyUSB0, /dev/rfcomm0 or VID:PID
         "baud": 0,                    # 0: the device's own default
         "calibration": "",            # laser calibration profile (station calibrate laser)
-        "timeout_seconds": 3.0,
+        # above the station's own tape's timeout_ms (3 s): its "module did not answer"
+        # then reaches the screen, not a bare "no answer"
+        "timeout_seconds": 4.0,
     },
     "controls": {
         "roll": 17, "measure": 27, "next": 22, "reroll": 23,
