@@ -8,7 +8,7 @@ linked to it. A reading's own link (`parent`) is set when its outcome is written
 outcome's transaction, so it is sealed with the outcome rather than with the reading.
 
 A seal is stored as SCHEME:HEX. SCHEME is `sha256`, or `hmac-KEYID` when the station has a
-key (store.Journal(key=...)): HMAC-SHA256, which nobody without the key can make again. KEYID
+key (journal.key_file): HMAC-SHA256, which nobody without the key can make again. KEYID
 names the key (a hash of it, not the key) so that verifying with the wrong one says so.
 """
 
@@ -18,8 +18,10 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 VERSION = "station journal seal 1"      # in every sealed message: a later format is told apart
@@ -236,3 +238,21 @@ def _runs(broken: list[Problem]) -> list[Problem]:
                                   f"#{first}-#{last}: each {run[0].text}"))
     return merged
 
+
+MIN_KEY_BYTES = 16      # 128 bits: a shorter secret could be guessed
+
+
+def load_key(path: Path, *, private: bool) -> bytes:
+    """The secret in a key file: its bytes, without the line end an editor adds. ValueError
+    saying what is wrong; `private` (the station's own key): also when every user of the
+    machine can read it."""
+    try:
+        key = path.read_bytes().strip()
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise ValueError(f"cannot read {path} ({error.strerror or error})") from None
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(f"{path} holds {len(key)} bytes; a key needs at least {MIN_KEY_BYTES}")
+    if private and mode & stat.S_IROTH:
+        raise ValueError(f"{path} can be read by every user of this machine")
+    return key

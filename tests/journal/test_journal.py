@@ -9,7 +9,7 @@ import time
 import pytest
 
 from station.cli import main
-from station.journal import Journal, JournalError, seal, store
+from station.journal import Journal, JournalError, KeyMismatch, seal, store
 from station.journal.stats import chi_square_sf, face_stats
 
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
@@ -536,3 +536,77 @@ def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_t
     status, out, _ = verify_cli(capsys, path)
     assert status == 0 and "3 entries sealed" in out
 
+
+def key_file(tmp_path, name: str = "journal.key", secret: str = "0123456789abcdef" * 2):
+    path = tmp_path / name
+    path.write_text(secret + "\n")
+    path.chmod(0o600)
+    return path
+
+
+def test_keyed_seals_need_the_key_to_verify_and_to_be_made_again(tmp_path, capsys):
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    assert key == b"0123456789abcdef" * 2                 # without the line end
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)                                      # 1-3 before the key was set
+    with Journal(path, key=key) as journal:
+        fill(journal)                                      # 4-6 with it
+        assert journal.seal_of(4).startswith(f"hmac-{seal.key_id(key)}:")
+    status, _, err = verify_cli(capsys, path)
+    assert status == 2 and "from #4 on are sealed with the key" in err and "--key FILE" in err
+    other = key_file(tmp_path, "other.key", "f" * 32)
+    status, _, err = verify_cli(capsys, path, "--key", str(other))
+    assert status == 2 and f"not the one given ({seal.key_id(b'f' * 32)})" in err
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 0 and f"6 entries sealed, with the key {seal.key_id(key)} from #4 on" in out
+    # changed and sealed again by someone without the key: from the change on...
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=5")
+    db.commit()
+    forge_seals(path, 5)
+    assert problems_of(path, key) == [(5, "unkeyed")]
+    # ...or all of it, as if the station had never had the key
+    forge_seals(path, 1)
+    assert problems_of(path, key) == [(1, "unkeyed")]
+    assert problems_of(path) == []                         # without the key, nothing to see
+    # with another key than the station's, a seal made again does not match
+    forge_seals(path, 4, key=key)
+    forge_seals(path, 5, key=b"f" * 32)
+    assert problems_of(path, key) == [(5, "rewritten")]
+
+
+def test_a_key_file_must_hold_a_secret(tmp_path):
+    with pytest.raises(ValueError, match="cannot read .*No such file"):
+        seal.load_key(tmp_path / "none.key", private=False)
+    with pytest.raises(ValueError, match="holds 5 bytes; a key needs at least 16"):
+        seal.load_key(key_file(tmp_path, secret="short"), private=False)
+    readable = key_file(tmp_path)
+    readable.chmod(0o644)
+    assert seal.load_key(readable, private=False)        # verifying on a laptop: fine
+    with pytest.raises(ValueError, match="can be read by every user"):
+        seal.load_key(readable, private=True)            # the station's own key
+
+
+def test_the_station_does_not_write_on_without_the_journal_s_key(tmp_path, capsys):
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    path = tmp_path / "j.sqlite"
+    with Journal(path, key=b"k" * 32) as journal:
+        fill(journal)
+    with pytest.raises(KeyMismatch, match=r"sealed with the key \w{8} .*#3.*no key was given"):
+        Journal(path)
+    with pytest.raises(KeyMismatch, match="the key given is another"):
+        Journal(path, key=b"f" * 32)
+    Journal(path, readonly=True).close()                  # reading needs no key
+    config = tmp_path / "station.toml"
+    config.write_text(f'[journal]\nkey_file = "{key_file(tmp_path)}"\n')
+    options = Options(simulate=True, journal=path, keyboard=False)
+    with pytest.raises(ConfigError, match="journal.key_file: the journal .* is sealed with the key"):
+        Station(load(config), options)
+    key_file(tmp_path).chmod(0o644)
+    with pytest.raises(ConfigError, match="journal.key_file: .* can be read by every user"):
+        Station(load(config), options)
+    assert main(["run", "--simulate", "--config", str(config), "--journal", str(path)]) == 2
+    assert "configuration: journal.key_file:" in capsys.readouterr().err

@@ -49,6 +49,8 @@ def register(registry) -> None:
     p.add_argument("--head", metavar="ID:SEAL", type=written_head, action="append", default=[],
                    help="a seal written down from the screen's journal line, e.g. "
                         "42:3fa9c2e107bd: the entry must still carry it (repeatable)")
+    p.add_argument("--key", metavar="FILE",
+                   help="the key the station seals with (journal.key_file in its configuration)")
     p.add_argument("--json", action="store_true")
 
 
@@ -159,12 +161,18 @@ def written_head(text: str) -> tuple[int, str]:
 
 
 def verify(args) -> int:
-    from station.journal.seal import CannotVerify, short
+    from station.journal.seal import CannotVerify, load_key, short
+    try:
+        key = load_key(Path(args.key).expanduser(), private=False) if args.key else None
+    except ValueError as error:
+        raise UsageError(f"--key: {error}. Give the file journal.key_file names in the "
+                         "station's configuration") from None
     with _open(args) as journal:
         try:
-            verdict = journal.verify(None, dict(args.head))
+            verdict = journal.verify(key, dict(args.head))
         except CannotVerify as error:
-            raise UsageError(f"{error}: they cannot be checked without it") from None
+            raise UsageError(f"{error}: give the station's key with --key FILE "
+                             "(journal.key_file in its configuration)") from None
     if args.json:
         print(json.dumps({"journal": str(args.journal), **verdict.to_json()}, indent=1))
         return 0 if verdict.intact else 1
