@@ -29,6 +29,7 @@ from station.config import ActionChoice
 from station.controls import Intent
 from station.display.screen import DieMark, Screen
 from station.journal import Journal
+from station.journal.seal import short
 from station.rules import actions as rules
 from station.rules.faces import DiceExhausted
 from station.service.laser import LaserError
@@ -180,7 +181,7 @@ class Session:
         self.set_state("resolved", outcome_screen(
             data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
-            reroll_offered=self.reroll_allowed()))
+            reroll_offered=self.reroll_allowed(), seal=short(self.journal.seal_of(entry_id))))
 
     def _abandoned(self, choice: ActionChoice, again: Resolved | None, readings: list[int],
                    why: str) -> str:
@@ -252,7 +253,8 @@ class Session:
                    f"raw reading {reading.raw_mm:.1f} mm ({reading.device})"]
         self.set_state("measured", self.base_screen(
             "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
-            entry_id=entry_id, prompt=reading.warning or "MEASURE again, ROLL for the dice",
+            entry_id=entry_id, seal=short(self.journal.seal_of(entry_id)),
+            prompt=reading.warning or "MEASURE again, ROLL for the dice",
             level="warn" if reading.warning else "info"))
 
     # --- screens ---------------------------------------------------------------------
