@@ -351,9 +351,12 @@ def test_each_entry_is_sealed_over_the_one_before(tmp_path, capsys):
     status, out, _ = verify_cli(capsys, path, "--json")
     verdict = json.loads(out)
     assert status == 0 and verdict["intact"] and verdict["head"] == {"id": 6, "seal": head[7:19]}
-    # the export carries them
+    # the exports carry them
     assert main(["journal", "export", "--journal", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)[-1]["seal"] == head
+    assert main(["journal", "export", "--format", "csv", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(",seal") and lines[-1].endswith(f",{head}")
 
 
 ADDED = ("INSERT INTO entries (id, at, kind, action, headline, data, seal) VALUES "

@@ -121,7 +121,7 @@ def show_entry(args) -> int:
 
 
 CSV_COLUMNS = ("id", "at", "kind", "action", "headline", "parent", "outcome", "dice", "odds",
-               "rules", "inches", "raw_mm", "problem")
+               "rules", "inches", "raw_mm", "problem", "seal")
 
 
 def export(args) -> int:
@@ -140,7 +140,7 @@ def export(args) -> int:
             writer.writerow([e.id, e.at, e.kind, e.action, e.headline, e.parent or "",
                              d.get("outcome", ""), dice, d.get("odds", ""),
                              " ".join(d.get("rules", [])), d.get("inches", ""),
-                             d.get("raw_mm", ""), d.get("problem", "")])
+                             d.get("raw_mm", ""), d.get("problem", ""), e.seal or ""])
     return 0
 
 
