@@ -19,7 +19,8 @@ from typing import Any
 DEFAULT_JOURNAL = "~/.local/share/station/journal.sqlite"
 
 DEFAULTS: dict[str, Any] = {
-    "journal": {"path": DEFAULT_JOURNAL},
+    "journal": {"path": DEFAULT_JOURNAL,
+                "key_file": ""},              # seal entries with this secret (HMAC-SHA256)
     "camera": {
         "source": "picamera2",        # picamera2 | opencv | replay | synthetic
         "device": 0,                  # opencv: camera index or a video file / URL
@@ -116,6 +117,7 @@ class Config:
     display: dict[str, Any]
     actions: list[ActionChoice]
     source: str = "built-in defaults"
+    journal_key_file: Path | None = None
 
 
 def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None = None) -> Config:
@@ -150,7 +152,9 @@ def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None
         journal=Path(str(merged["journal"]["path"])).expanduser(),
         camera=merged["camera"], laser=merged["laser"], controls=merged["controls"],
         display=merged["display"], actions=_actions(merged["actions"], known_rulings),
-        source=source)
+        source=source,
+        journal_key_file=(Path(merged["journal"]["key_file"]).expanduser()
+                          if merged["journal"]["key_file"] else None))
     _check(config)
     return config
 

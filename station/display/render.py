@@ -141,11 +141,11 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
         y = _draw_lines(draw, (x0, y), _wrapped(draw, screen.prompt, big, x1 - x0, 4), big,
                         MARK_PROBLEM if screen.level == "error" else ACCENT) + round(10 * unit)
         prompt = _hint(screen)
-    # the journal number is the proof of a roll: the text above leaves it its line
+    # the journal number and seal are the proof of a roll: the text above leaves them a line
     journal_line = round(24 * unit) if screen.entry_id is not None else 0
     y = _draw_under_result(draw, screen, (x0, y, x1, body[3] - round(6 * unit) - journal_line), unit)
     if screen.entry_id is not None and y <= body[3] - 24 * unit:
-        draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
+        _fit_text(draw, (x1, body[3] - 6 * unit), screen.journal_line(), round(18 * unit), x1 - x0,
                   fill=MUTED, anchor="rd")
 
     # bottom bar: what to do, or what is wrong

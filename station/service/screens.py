@@ -29,9 +29,11 @@ def deciding_steps(steps: list[dict[str, Any]], room: int = 3) -> list[str]:
 
 
 def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
-                   position: tuple[int, int], reroll_offered: bool = False) -> Screen:
+                   position: tuple[int, int], reroll_offered: bool = False,
+                   seal: str = "") -> Screen:
     """The screen of a resolved outcome, from its JSON and the rolls it was read from (none
-    when the dice were typed in): live, and redrawn by `journal show`."""
+    when the dice were typed in): live, and redrawn by `journal show`. `seal`: the start of
+    the journal entry's seal."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
     details = deciding_steps(data.get("steps", []))
@@ -51,4 +53,4 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
                   odds=data.get("odds") if data.get("dice") else None,
                   odds_of=data.get("odds_of", ""), prompt=prompt,
                   frame=rolls[-1].frame if rolls else None, marks=rolls[-1].marks if rolls else [],
-                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id)
+                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id, seal=seal)

@@ -29,6 +29,7 @@ from station.config import ActionChoice
 from station.controls import Intent
 from station.display.screen import DieMark, Screen
 from station.journal import Journal
+from station.journal.seal import short
 from station.rules import actions as rules
 from station.rules.faces import DiceExhausted, RerollNow
 from station.service.laser import LaserError
@@ -205,7 +206,7 @@ class Session:
         self.set_state("resolved", outcome_screen(
             data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
-            reroll_offered=self.reroll_allowed()))
+            reroll_offered=self.reroll_allowed(), seal=short(self.journal.seal_of(entry_id))))
 
     def _abandoned(self, choice: ActionChoice, again: Resolved | None, readings: list[int],
                    why: str) -> str:
@@ -297,7 +298,8 @@ class Session:
             prompt = f"ROLL: {choice.name} at {inches:g} in; MEASURE again to change it"
         self.set_state("measured", self.base_screen(
             "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
-            entry_id=entry_id, prompt=reading.warning or prompt,
+            entry_id=entry_id, seal=short(self.journal.seal_of(entry_id)),
+            prompt=reading.warning or prompt,
             level="warn" if reading.warning else "info"))
 
     # --- screens ---------------------------------------------------------------------

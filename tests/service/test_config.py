@@ -32,6 +32,7 @@ def test_example_file_documents_exactly_the_defaults():
         assert getattr(example, section) == getattr(defaults, section), section
     assert example.actions == defaults.actions
     assert example.journal == defaults.journal
+    assert example.journal_key_file == defaults.journal_key_file is None
 
 
 @pytest.mark.parametrize("text, key, words", [
