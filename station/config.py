@@ -19,7 +19,8 @@ from typing import Any
 DEFAULT_JOURNAL = "~/.local/share/station/journal.sqlite"
 
 DEFAULTS: dict[str, Any] = {
-    "journal": {"path": DEFAULT_JOURNAL},
+    "journal": {"path": DEFAULT_JOURNAL,
+                "key_file": ""},              # seal entries with this secret (HMAC-SHA256)
     "camera": {
         "source": "picamera2",        # picamera2 | opencv | replay | synthetic
         "device": 0,                  # opencv: camera index or a video file / URL
@@ -36,7 +37,9 @@ DEFAULTS: dict[str, Any] = {
         "port": "",                   # /dev/ttyUSB0, /dev/rfcomm0 or VID:PID
         "baud": 0,                    # 0: the device's own default
         "calibration": "",            # laser calibration profile (station calibrate laser)
-        "timeout_seconds": 3.0,
+        # above the station's own tape's timeout_ms (3 s): its "module did not answer"
+        # then reaches the screen, not a bare "no answer"
+        "timeout_seconds": 4.0,
     },
     "controls": {
         "roll": 17, "measure": 27, "next": 22, "reroll": 23,
@@ -114,6 +117,7 @@ class Config:
     display: dict[str, Any]
     actions: list[ActionChoice]
     source: str = "built-in defaults"
+    journal_key_file: Path | None = None
 
 
 def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None = None) -> Config:
@@ -148,7 +152,9 @@ def load(path: str | Path | None = None, *, known_rulings: dict[str, Any] | None
         journal=Path(str(merged["journal"]["path"])).expanduser(),
         camera=merged["camera"], laser=merged["laser"], controls=merged["controls"],
         display=merged["display"], actions=_actions(merged["actions"], known_rulings),
-        source=source)
+        source=source,
+        journal_key_file=(Path(merged["journal"]["key_file"]).expanduser()
+                          if merged["journal"]["key_file"] else None))
     _check(config)
     return config
 

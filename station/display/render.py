@@ -132,7 +132,7 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     if problem:                         # said big, not only below
         prompt = _hint(screen)
         problem_font = font(round(38 * unit))
-    # the journal number is the proof of a roll: the text above leaves it its line
+    # the journal number and seal are the proof of a roll: the text above leaves them a line
     journal_line = round(24 * unit) if screen.entry_id is not None else 0
     y1 = body[3] - round(6 * unit) - journal_line
     # The largest result and the widest tray that leave the details whole under it (a MISS
@@ -167,7 +167,7 @@ def render(screen: Screen, size: tuple[int, int] = (800, 480)) -> Image.Image:
     for space, lines, f, colour in plan:
         y = _draw_lines(draw, (x0, y + space), lines, f, colour)
     if screen.entry_id is not None and y <= body[3] - 24 * unit:
-        draw.text((x1, body[3] - 6 * unit), f"journal #{screen.entry_id}", font=font(round(18 * unit)),
+        _fit_text(draw, (x1, body[3] - 6 * unit), screen.journal_line(), round(18 * unit), x1 - x0,
                   fill=MUTED, anchor="rd")
 
     # bottom bar: what to do, or what is wrong

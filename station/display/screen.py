@@ -109,10 +109,16 @@ class Screen:
     reroll_offered: bool = False
     hardware: dict[str, str] = field(default_factory=dict)  # name -> problem, for what is down
     entry_id: int | None = None                 # journal id of what is shown
+    seal: str = ""                              # the start of its seal, for players to note
 
     @property
     def state_label(self) -> str:
         return STATE_LABELS.get(self.state, self.state.upper())
+
+    def journal_line(self) -> str:
+        """The journal id and seal of what is shown: written down or photographed, it is what
+        `station journal verify --head` checks the journal against later."""
+        return f"journal #{self.entry_id}" + (f" · seal {self.seal}" if self.seal else "")
 
     def odds_percent(self) -> str:
         if self.odds is None:
@@ -144,5 +150,5 @@ class Screen:
         if self.prompt:
             lines.append(("! " if self.level != "info" else "> ") + self.prompt)
         if self.entry_id is not None:
-            lines.append(f"journal #{self.entry_id}")
+            lines.append(self.journal_line())
         return lines

@@ -4,7 +4,9 @@ One `entries` table holds all three kinds (so `station journal show ID` takes an
 the JPEG frame a reading was made from; a `dice` table holds each die a reading saw, for the
 fairness statistics. Every write is its own transaction, committed with synchronous=FULL
 before the caller shows anything: what the screen showed is on disk, even if the process is
-killed the next instant.
+killed the next instant. Each entry is sealed in its transaction (`station.journal.seal`); a
+journal written before seals existed gets the column when the station next opens it, and its
+earlier entries stay unsealed.
 
 The `station journal` commands open it read-only: they never create, add tables to or
 convert a file, and a damaged file or entry is a JournalError that says so.
@@ -17,10 +19,13 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
+
+from station.journal import seal
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +38,8 @@ CREATE TABLE IF NOT EXISTS entries (
     headline TEXT NOT NULL,             -- what the screen said in big letters
     parent   INTEGER REFERENCES entries(id),  -- a reading's outcome, once resolved
     data     TEXT NOT NULL,             -- JSON: the outcome, the reading or the measurement
-    frame    BLOB                       -- JPEG the reading was made from
+    frame    BLOB,                      -- JPEG the reading was made from
+    seal     TEXT                       -- SCHEME:HEX (seal.py); NULL: written before seals
 );
 CREATE TABLE IF NOT EXISTS dice (
     entry_id    INTEGER NOT NULL REFERENCES entries(id),
@@ -48,9 +54,10 @@ CREATE TABLE IF NOT EXISTS dice (
     PRIMARY KEY (entry_id, idx)
 );
 CREATE INDEX IF NOT EXISTS entries_kind ON entries(kind, id);
+CREATE INDEX IF NOT EXISTS entries_parent ON entries(parent);   -- an outcome's readings
 """
 COLUMNS = "id, at, kind, action, headline, parent, data, frame"
-# What a file must hold to be read as a journal.
+# What a file must hold to be read as a journal (the seal column may be missing: older files).
 TABLES = {"entries": set(COLUMNS.split(", ")),
           "dice": {"entry_id", "idx", "kind", "value", "colour", "x", "y", "x_mm", "y_mm",
                    "bearing_deg", "confidence", "flags"}}
@@ -73,22 +80,41 @@ class Entry:
     parent: int | None
     data: dict[str, Any]
     frame: bytes | None
+    seal: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "at": self.at, "kind": self.kind, "action": self.action,
                 "headline": self.headline, "parent": self.parent, "data": self.data,
-                "has_frame": self.frame is not None}
+                "has_frame": self.frame is not None, "seal": self.seal}
+
+
+@dataclass(frozen=True)
+class Sealable:
+    """An entry as its seal covers it (`content`, as make_seal takes it), with what the
+    chain's checks need besides."""
+    id: int
+    kind: Any
+    parent: Any
+    seal: Any
+    content: list[Any]
 
 
 class JournalError(Exception):
     """The journal file cannot be opened or read, is not a station journal, or is damaged."""
 
 
+class KeyMismatch(JournalError):
+    """The journal is sealed with a key the station was not given."""
+
+
 class Journal:
-    def __init__(self, path: str | Path, readonly: bool = False) -> None:
-        """Open (and create, unless `readonly`) the journal at `path`."""
+    def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None) -> None:
+        """Open (and create, unless `readonly`) the journal at `path`; `key`: seal new
+        entries with HMAC-SHA256 under it."""
         self.path = Path(path)
         self.readonly = readonly
+        self.key = key
+        self._seal_column = "seal"
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
         try:
@@ -124,6 +150,10 @@ class Journal:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(SCHEMA)
+        if self._seal_column != "seal":         # a journal from before seals
+            self._db.execute("ALTER TABLE entries ADD COLUMN seal TEXT")
+            self._seal_column = "seal"
+        self._check_key()
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
 
@@ -147,14 +177,28 @@ class Journal:
             "SELECT name FROM sqlite_master WHERE type='table'")}
         if allow_new and not names:
             return
-        wrong = [table for table, columns in TABLES.items()
-                 if not columns <= {row[1] for row in self._db.execute(
-                     f"PRAGMA table_info({table})")}]
+        columns = {table: {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                   for table in TABLES}
+        self._seal_column = "seal" if "seal" in columns["entries"] else "NULL"
+        wrong = [table for table, needed in TABLES.items() if not needed <= columns[table]]
         if wrong:
             what = ("is empty" if not names
                     else f"has no {' or '.join(wrong)} table as a journal has")
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
+
+    def _check_key(self) -> None:
+        """Entries sealed with a key are followed only by entries sealed with the same key:
+        else `verify` would rightly call the journal rewritten. Refuse to write on instead."""
+        row = self._db.execute("SELECT id, seal FROM entries WHERE seal IS NOT NULL "
+                               "ORDER BY id DESC LIMIT 1").fetchone()
+        made_with = seal.key_of(row[1]) if row else None
+        if made_with is None or self.key is not None and made_with == seal.key_id(self.key):
+            return
+        given = (f"the key given is another ({seal.key_id(self.key)})" if self.key is not None
+                 else "no key was given")
+        raise KeyMismatch(f"the journal {self.path} is sealed with the key {made_with} "
+                          f"(its last sealed entry, #{row[0]}), but {given}")
 
     def close(self) -> None:
         if self._db is not None:
@@ -189,7 +233,9 @@ class Journal:
         """A resolved ruling; `readings` are the entries its dice came from."""
         def write() -> int:
             entry_id = self._insert("outcome", action, headline, data, None)
-            self._db.executemany("UPDATE entries SET parent=? WHERE id=?",
+            # A reading belongs to one outcome: its link is sealed with that outcome, so it
+            # is set once and never moved.
+            self._db.executemany("UPDATE entries SET parent=? WHERE id=? AND parent IS NULL",
                                  [(entry_id, r) for r in readings])
             return entry_id
         return self._write(write)
@@ -220,9 +266,10 @@ class Journal:
         while True:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                result = work()
+                entry_id = work()
+                self._seal(entry_id)
                 self._db.execute("COMMIT")
-                return result
+                return entry_id
             except sqlite3.Error as error:
                 self._rollback()
                 busy = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (
@@ -243,6 +290,15 @@ class Journal:
                 self._rollback()
                 raise
 
+    def _seal(self, entry_id: int) -> None:
+        """Seal the entry `work` just wrote, in the same transaction: over what it holds when
+        committed (an outcome's links to its readings included), after the entry before it."""
+        before = self._db.execute("SELECT seal FROM entries WHERE id<? ORDER BY id DESC LIMIT 1",
+                                  (entry_id,)).fetchone()
+        made = seal.make_seal((before[0] or "") if before else "",
+                              self._sealable(entry_id).content, self.key)
+        self._db.execute("UPDATE entries SET seal=? WHERE id=?", (made, entry_id))
+
     def _rollback(self) -> None:
         if self._db.in_transaction:
             try:
@@ -256,7 +312,7 @@ class Journal:
                 limit: int | None = None) -> Iterator[Entry]:
         """Entries (of `kind`, one or several) in the order they were written; `limit`: only
         the last ones."""
-        sql = f"SELECT {COLUMNS} FROM entries"
+        sql = f"SELECT {self._columns} FROM entries"
         args: list[Any] = []
         if kind:
             kinds = (kind,) if isinstance(kind, str) else kind
@@ -274,12 +330,12 @@ class Journal:
     def get(self, entry_id: int) -> Entry | None:
         if not -SQLITE_INT_MAX <= entry_id <= SQLITE_INT_MAX:
             return None                                 # no row can have such an id
-        rows = self._query(f"SELECT {COLUMNS} FROM entries WHERE id=?", (entry_id,))
+        rows = self._query(f"SELECT {self._columns} FROM entries WHERE id=?", (entry_id,))
         return self._entry(rows[0]) if rows else None
 
     def readings_of(self, outcome_id: int) -> list[Entry]:
         rows = self._query(
-            f"SELECT {COLUMNS} FROM entries WHERE parent=? ORDER BY id", (outcome_id,))
+            f"SELECT {self._columns} FROM entries WHERE parent=? ORDER BY id", (outcome_id,))
         return [self._entry(row) for row in rows]
 
     def dice_rows(self) -> list[tuple[str, str, str]]:
@@ -288,12 +344,57 @@ class Journal:
             "SELECT d.kind, COALESCE(d.colour, '?'), d.value FROM dice d JOIN entries e "
             "ON e.id = d.entry_id WHERE d.value IS NOT NULL AND e.parent IS NOT NULL")
 
+    def chain(self) -> Iterator[Sealable]:
+        """Every entry as its seal covers it, in the order written (for `verify`), all read
+        in one transaction: an outcome the station writes meanwhile does not link readings
+        already walked past to an entry not walked."""
+        self._query("BEGIN")
+        try:
+            for (entry_id,) in self._query("SELECT id FROM entries ORDER BY id"):
+                try:
+                    yield self._sealable(entry_id)
+                except sqlite3.Error as error:
+                    raise self._unreadable(error) from None
+        finally:
+            self._rollback()
+
+    def verify(self, key: bytes | None = None, heads: dict[int, str] | None = None
+               ) -> seal.Verdict:
+        """Check every entry against its seal (`seal.verify`)."""
+        with closing(self.chain()) as entries:      # its transaction ends, however it ends
+            return seal.verify(entries, key, heads)
+
+    def seal_of(self, entry_id: int) -> str | None:
+        rows = self._query(f"SELECT {self._seal_column} FROM entries WHERE id=?", (entry_id,))
+        return rows[0][0] if rows else None
+
+    @property
+    def _columns(self) -> str:
+        return f"{COLUMNS}, {self._seal_column}"
+
+    def _sealable(self, entry_id: int) -> Sealable:
+        """The entry's columns as stored (the values, not what they mean: any change counts),
+        its dice rows and the readings linked to it."""
+        row = self._db.execute(f"SELECT id, at, kind, action, headline, data, frame, parent, "
+                               f"{self._seal_column} FROM entries WHERE id=?",
+                               (entry_id,)).fetchone()
+        dice = self._db.execute("SELECT idx, kind, value, colour, x, y, x_mm, y_mm, bearing_deg, "
+                                "confidence, flags FROM dice WHERE entry_id=? ORDER BY idx",
+                                (entry_id,)).fetchall()
+        links = self._db.execute("SELECT id FROM entries WHERE parent=? ORDER BY id",
+                                 (entry_id,)).fetchall()
+        return Sealable(row[0], row[2], row[7], row[8],
+                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]])
+
     def _query(self, sql: str, args: Any = ()) -> list[tuple]:
         try:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.Error as error:
-            raise JournalError(f"cannot read the journal {self.path}: {error}. "
-                               + DAMAGED.format(path=self.path)) from None
+            raise self._unreadable(error) from None
+
+    def _unreadable(self, error: sqlite3.Error) -> JournalError:
+        return JournalError(f"cannot read the journal {self.path}: {error}. "
+                            + DAMAGED.format(path=self.path))
 
     def _entry(self, row: tuple) -> Entry:
         """The row as an Entry; JournalError naming the entry if it is not what was written."""
@@ -303,14 +404,15 @@ class Journal:
             data = None
         fields_ok = (all(isinstance(v, str) for v in row[1:5])
                      and (row[5] is None or isinstance(row[5], int))
-                     and (row[7] is None or isinstance(row[7], bytes)))
+                     and (row[7] is None or isinstance(row[7], bytes))
+                     and (row[8] is None or isinstance(row[8], str)))
         if not isinstance(data, dict) or not fields_ok:
             what = "its data is not a JSON object" if not isinstance(data, dict) else \
                 "a column holds the wrong type"
             raise JournalError(f"entry #{row[0]} of the journal {self.path} is damaged: {what}. "
                                "Keep a copy of the file; `station journal show ID` still "
                                "shows the other entries")
-        return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7])
+        return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7], row[8])
 
 
 def _json_default(value: Any) -> Any:

@@ -30,6 +30,15 @@ class Face:
     bearing_deg: float | None = None
 
 
+class RerollNow(Exception):
+    """The players re-roll the roll a ruling offered (`Record.offer_reroll`, DICE-4) instead
+    of rolling its next dice; `faces` is that roll as it was first made."""
+
+    def __init__(self, faces: list[Face] | None = None) -> None:
+        super().__init__("re-roll before the next dice (DICE-4)")
+        self.faces = faces or []
+
+
 class DiceSource(Protocol):
     def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         """Return `count` dice of `kind`; `purpose` says what they are for (shown to players).

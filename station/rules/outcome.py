@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from station.rules.expr import Expr
-from station.rules.faces import DiceSource, DieKind, Face
+from station.rules.faces import DiceSource, DieKind, Face, RerollNow
 
 
 class RuleRefused(ValueError):
@@ -41,6 +41,8 @@ class Outcome:
     odds: the exact probability of what `odds_of` describes (the result reached).
     reroll_faces: when the rules allow re-rolling the result (DICE-4), how many of the first
         faces form the roll that would be re-rolled; None when no re-roll is allowed.
+    reroll_passed: the roll that could have been re-rolled before the ruling's next dice
+        were rolled, and was not (so the result cannot be re-rolled any more).
     """
 
     action: str
@@ -54,6 +56,7 @@ class Outcome:
     reroll_faces: int | None = None
     extra_rules: tuple[str, ...] = ()
     because: tuple[str, str] | None = None  # (rule ID, short reason) that decided the result
+    reroll_passed: str | None = None
 
     @property
     def rules(self) -> list[str]:
@@ -90,6 +93,8 @@ class Outcome:
             "rerollable": self.rerollable,
             "params": {k: jsonable(v) for k, v in self.params.items()},
         }
+        if self.reroll_passed:
+            out["reroll_passed"] = self.reroll_passed
         out.update({k: v for k, v in self.fields.items() if k not in out and k != "headline"})
         out["headline"] = self.headline
         return out
@@ -129,13 +134,34 @@ class Record:
         self.source, self.action = source, action
         self.dice: list[Face] = []
         self.steps: list[Step] = []
+        self._offered: int | None = None       # faces a re-roll would replay (offer_reroll)
+        self._offer: str = ""                  # ... and what that roll was
+        self._passed: str | None = None        # an offered re-roll not taken before more dice
+
+    def offer_reroll(self, what: str) -> None:
+        """DICE-4: the roll just made (`what`) may be re-rolled, and the players must choose
+        before the ruling's next dice: a source that can ask them (the camera's) is told, and
+        may then answer the next request with `RerollNow` instead of dice."""
+        self._offered, self._offer = len(self.dice), what
+        offer = getattr(self.source, "offer_reroll", None)
+        if offer is not None:
+            offer(what)
 
     def take(self, kind: DieKind, count: int, what: str) -> list[Face]:
         """Ask for one physical roll of `count` dice; the player sees "2 d6: attack roll"."""
         if count <= 0:
             return []
         purpose = f"{count} {die_words(kind, count)}: {what}"
-        faces = list(self.source.take(kind, count, purpose))
+        try:
+            faces = list(self.source.take(kind, count, purpose))
+        except RerollNow as now:
+            if self._offered is None:
+                raise ValueError(f"the dice source re-rolled before {purpose}, and the ruling "
+                                 "offered no re-roll") from None
+            now.faces = self.dice[:self._offered]
+            raise
+        if self._offered is not None:          # these dice are rolled: the chance is gone
+            self._offered, self._passed = None, self._offer
         if len(faces) != count or any(f.kind != kind for f in faces):
             got = ", ".join(f"{f.kind} {f.value}" for f in faces) or "nothing"
             raise ValueError(f"the dice source answered {got} when asked for {count} {kind} "
@@ -150,5 +176,5 @@ class Record:
                 because: tuple[str, str] | None = None, reroll_faces: int | None = None,
                 extra_rules: tuple[str, ...] = (), **fields: Any) -> Outcome:
         return Outcome(self.action, outcome, list(self.dice), list(self.steps), odds, odds_of,
-                       fields, reroll_faces=reroll_faces, extra_rules=extra_rules,
-                       because=because)
+                       fields, reroll_faces=None if self._passed else reroll_faces,
+                       extra_rules=extra_rules, because=because, reroll_passed=self._passed)

@@ -204,6 +204,8 @@ def ranged(rec: Record, rat: int, defence: int, boosted: bool, aim: bool, back_s
     if reroll:
         rec.step("DICE-4", f"the attack roll ({total}) is re-rolled; the re-roll stands")
         hit, total, because = attack_roll(rec, dice, bonus, target, "re-roll of the attack roll")
+    else:               # before a miss in melee rolls against another model
+        rec.offer_reroll("the attack roll")
     p_hit = hit_odds(dice, bonus, target)
     common = dict(total=total, effective_def=target, because=because)
     allowed = None if reroll else first
@@ -318,6 +320,8 @@ def aoe(rec: Record, rat: int, defence: int, power: int, aoe: str, rng: float,
             rec.step("DICE-4", f"the attack roll ({total}) is re-rolled; the re-roll stands")
             hit, total, because = attack_roll(rec, dice, bonus, target,
                                               "re-roll of the AOE attack")
+        else:           # before a miss rolls the deviation
+            rec.offer_reroll("the attack roll")
         allowed = None if reroll else first
         p_hit = hit_odds(dice, bonus, target)
         common.update(total=total, effective_def=target)

@@ -23,7 +23,8 @@ from station.config import Config, ConfigError, check_port
 from station.controls import Controls, ControlsError, Intent
 from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
                                    TerminalSink)
-from station.journal import Journal, JournalError
+from station.journal import Journal, JournalError, KeyMismatch
+from station.journal.seal import load_key
 from station.service.session import Session
 
 log = logging.getLogger(__name__)
@@ -81,16 +82,37 @@ class Station:
         config, options = self.config, self.options
         hardware: dict[str, str] = dict(options.notes)
         from station.rules import actions as rules
+        from station.service.measured import tape_param, with_distance
         for index, choice in enumerate(config.actions):
             try:
-                rules.parse_params(choice.ruling, choice.params)
+                tape = tape_param(choice)
+                # any distance stands for the tape's: the other parameters are checked now
+                rules.parse_params(choice.ruling, (with_distance(choice, tape, 1.0) if tape
+                                                   else choice).params)
             except ValueError as error:
                 raise ConfigError(f"actions[{index}].ruling", str(error),
                                   "`station actions` lists each ruling's parameters") from None
+            if tape and config.laser["device"] == "none" and not options.simulate:
+                raise ConfigError(f"actions[{index}].ruling",
+                                  f"{tape.name}=tape needs a laser tape, and laser.device is none",
+                                  "Set [laser] device and port, or give the distance as a number")
         journal_path = options.journal or (Path(SIMULATED_JOURNAL).expanduser() if options.simulate
                                            else config.journal)
+        key = None
+        if config.journal_key_file is not None:
+            try:
+                key = load_key(config.journal_key_file, private=True)
+            except ValueError as error:
+                raise ConfigError("journal.key_file", str(error),
+                                  "Keep a random secret there that only the station's user can "
+                                  "read: umask 077; python3 -c 'import secrets; "
+                                  "print(secrets.token_hex(32))' > FILE") from None
         try:
-            self.journal = Journal(journal_path)
+            self.journal = Journal(journal_path, key=key)
+        except KeyMismatch as error:
+            raise ConfigError("journal.key_file", str(error),
+                              "Give the key it was sealed with, or start a new journal "
+                              "(journal.path, or --journal PATH)") from error
         except JournalError as error:
             raise ConfigError("journal.path", str(error),
                               "Give a writable file, or --journal PATH") from error

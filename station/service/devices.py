@@ -176,10 +176,12 @@ class TrayReader:
         millimetres without a sign: say so on every screen until the markers are back."""
         if self.calibration is None:
             return
+        from station.vision.calibration import moved_warning
+        # Round the profile's places only: the whole frame would add 0.2 s to every reading
+        # while hands or dice cover the markers.
         in_place = self.calibration.markers_in_place(frame)
         if in_place is False:
-            self.problem = ("the tray's markers are not where camera.calibration saw them (the "
-                            "camera moved?): bearings and mm are wrong; calibrate again")
+            self.problem = moved_warning("camera.calibration")
         elif in_place:
             self.problem = None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from station.display.screen import DieMark, Screen, TrayView
 from station.journal import Entry, Journal
+from station.journal.seal import short
 from station.service.screens import outcome_screen
 from station.service.tray_source import decode_jpeg
 
@@ -29,7 +30,8 @@ def screen_of(journal: Journal, entry: Entry) -> Screen:
             if frame is not None:            # typed-in dice have no frame
                 rolls.append(TrayView(frame, marks_of(reading.data.get("dice", [])),
                                       reading.data.get("purpose", "")))
-        screen = outcome_screen(entry.data, rolls, entry.id, position=(1, 1))
+        screen = outcome_screen(entry.data, rolls, entry.id, position=(1, 1),
+                                seal=short(entry.seal))
         screen.prompt = f"journal #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC"
         return screen
     if entry.kind == "reading":
@@ -38,11 +40,12 @@ def screen_of(journal: Journal, entry: Entry) -> Screen:
         return Screen(state="reading", action=entry.action, headline=entry.headline.upper(),
                       details=[data.get("purpose", "")], frame=frame,
                       marks=marks_of(data.get("dice", [])), entry_id=entry.id,
+                      seal=short(entry.seal),
                       prompt=f"reading #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC",
                       level="warn" if data.get("problem") else "info")
     data = entry.data
     return Screen(state="measured", action=entry.action, headline=entry.headline,
                   details=[f"{data.get('mm', 0):.0f} mm from the reference edge",
                            f"raw reading {data.get('raw_mm', 0):.1f} mm ({data.get('device', '?')})"],
-                  rules=["MEAS-1", "MEAS-2"], entry_id=entry.id,
+                  rules=["MEAS-1", "MEAS-2"], entry_id=entry.id, seal=short(entry.seal),
                   prompt=f"measurement #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC")

@@ -39,9 +39,11 @@ def deciding_steps(steps: list[dict[str, Any]], headline: str = "",
 
 
 def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
-                   position: tuple[int, int], reroll_offered: bool = False) -> Screen:
+                   position: tuple[int, int], reroll_offered: bool = False,
+                   seal: str = "") -> Screen:
     """The screen of a resolved outcome, from its JSON and the rolls it was read from (none
-    when the dice were typed in): live, and redrawn by `journal show`."""
+    when the dice were typed in): live, and redrawn by `journal show`. `seal`: the start of
+    the journal entry's seal."""
     words = str(data["outcome"]).lower()
     tone = next((t for t, ws in TONE_WORDS.items() if words in ws), "neutral")
     typed = bool(data.get("typed"))
@@ -50,6 +52,7 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
         details = ["dice typed in with the buttons, not read by the camera", *details]
         key = None if key is None else key + 1
     prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
+              else "MEASURE again, NEXT action" if data.get("measured") and not data.get("dice")
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
     if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it
@@ -62,4 +65,4 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
                   odds=data.get("odds") if data.get("dice") else None,
                   odds_of=data.get("odds_of", ""), prompt=prompt,
                   frame=rolls[-1].frame if rolls else None, marks=rolls[-1].marks if rolls else [],
-                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id)
+                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id, seal=seal)

@@ -29,9 +29,11 @@ from station.config import ActionChoice
 from station.controls import Intent
 from station.display.screen import DieMark, Screen
 from station.journal import Journal
+from station.journal.seal import short
 from station.rules import actions as rules
-from station.rules.faces import DiceExhausted
+from station.rules.faces import DiceExhausted, RerollNow
 from station.service.laser import LaserError
+from station.service.measured import Measured, base_to_base, tape_param, with_distance
 from station.service.memory import release_freed_memory
 from station.service.screens import outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
@@ -61,7 +63,10 @@ class Session:
                  hardware: dict[str, str] | None = None,
                  show_live: Callable[[Screen], None] | None = None) -> None:
         self.actions = actions
-        self.params = [rules.parse_params(a.ruling, a.params) for a in actions]
+        self.tapes = [tape_param(a) for a in actions]      # the parameter the tape gives
+        self.params = [rules.parse_params(a.ruling, (with_distance(a, t, 1.0) if t else a).params)
+                       for a, t in zip(actions, self.tapes)]   # a tape's: parsed at ROLL
+        self.measured: Measured | None = None   # the tape's distance for the chosen action
         self.camera, self.read, self.new_watcher = camera, read, new_watcher
         self.journal, self.show, self.laser, self.status = journal, show, laser, status
         self.fps, self.still_frames, self.roll_timeout = fps, still_frames, roll_timeout
@@ -106,7 +111,7 @@ class Session:
                 self.stopped = True
             elif intent is Intent.NEXT:
                 self.index = (self.index + 1) % len(self.actions)
-                self.last = None
+                self.last = self.measured = None
                 self.idle()
             elif intent is Intent.ROLL:
                 self.roll(manual=False)
@@ -149,15 +154,34 @@ class Session:
     def roll(self, *, manual: bool, again: Resolved | None = None) -> None:
         """Run the chosen ruling on the tray; `again`: re-roll that outcome (DICE-4)."""
         choice, params = self.choice, dict(self.params[self.index])
+        measured, tape = None, self.tapes[self.index]
+        if again is None and tape is not None:
+            if self.measured is None:
+                self.idle(f"MEASURE first: {choice.name} takes its {tape.name} from the "
+                          "laser tape", level="warn")
+                return
+            measured = self.measured
+            choice = with_distance(choice, tape, measured.inches)
+            try:
+                params = rules.parse_params(choice.ruling, choice.params)
+            except ValueError as error:           # e.g. beyond 1000 in: not a table's distance
+                self.idle(f"ROLL: {choice.name} cannot take the measured {measured.inches:g} in "
+                          f"({error}). MEASURE again.", level="warn")
+                return
         tray = TraySource(self, self.camera, self.read, self.new_watcher, fps=self.fps,
                           timeout=self.roll_timeout, manual=manual, previous=self.last_frame,
                           still_frames=self.still_frames)
+        rerolled = again is not None
         try:
             if again is not None:
                 choice, params = again.choice, again.params
                 outcome = rules.reroll(again.outcome, tray)
             else:
-                outcome = rules.resolve(choice.ruling, params, tray)
+                try:
+                    outcome = rules.resolve(choice.ruling, params, tray)
+                except RerollNow as now:     # RE-ROLL before the ruling's next dice (DICE-4)
+                    outcome = rules.reroll_now(choice.ruling, params, now.faces, tray)
+                    rerolled = True
         except Cancelled as why:
             self.idle(self._abandoned(choice, again, tray.readings, str(why)), level="warn")
             return
@@ -174,13 +198,15 @@ class Session:
         data = {**outcome.to_json(), "action_name": choice.name, "command": choice.command,
                 "reroll_of": again.entry_id if again is not None else None,
                 "typed": tray.typed}
+        if measured is not None:
+            data["measured"] = measured.to_json()
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
-        self.last = Resolved(choice, params, outcome, entry_id, rerolled=again is not None)
+        self.last = Resolved(choice, params, outcome, entry_id, rerolled=rerolled)
         self.set_state("resolved", outcome_screen(
             data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
-            reroll_offered=self.reroll_allowed()))
+            reroll_offered=self.reroll_allowed(), seal=short(self.journal.seal_of(entry_id))))
 
     def _abandoned(self, choice: ActionChoice, again: Resolved | None, readings: list[int],
                    why: str) -> str:
@@ -210,9 +236,11 @@ class Session:
 
     def reroll(self) -> None:
         if not self.reroll_allowed():
+            passed = self.last and self.last.outcome.reroll_passed
             why = ("nothing to re-roll yet" if self.last is None else
                    "no die is re-rolled more than once (DICE-4)" if self.last.rerolled else
-                   "the rules allow no re-roll of this result (DICE-4)")
+                   f"too late for {passed}: the next dice are rolled (DICE-4)" if passed
+                   else "the rules allow no re-roll of this result (DICE-4)")
             if self.state == "resolved" and self.screen is not None:   # the result stays up
                 self.set_state("resolved", dataclasses.replace(
                     self.screen, prompt=f"RE-ROLL: {why}. ROLL again, NEXT action, MEASURE",
@@ -245,14 +273,33 @@ class Session:
             self.problem(f"Laser: {error}")
             return
         self.hardware.pop("laser", None)
-        headline = f"{reading.inches:.1f} in"
-        entry_id = self.journal.add_measurement(self.choice.name, headline, reading.to_json())
+        choice, tape = self.choice, self.tapes[self.index]
+        inches = base_to_base(tape, reading) if tape else reading.inches
+        data = reading.to_json()
+        if tape:                                  # what the action's ruling will take
+            data.update(param=tape.name, base_to_base_inches=inches)
+            if tape.base_mm is not None:
+                data["base_radius_mm"] = tape.base_mm / 2
+        # to 0.01 in where a ruling takes it: 10.04 in is out of RNG 10
+        headline = f"{inches:.2f} in" if tape else f"{inches:.1f} in"
+        entry_id = self.journal.add_measurement(choice.name, headline, data)
         state = "calibrated" if reading.calibrated else "uncalibrated"
         details = [f"{reading.mm:.0f} mm from the reference edge ({state})",
                    f"raw reading {reading.raw_mm:.1f} mm ({reading.device})"]
+        prompt = "MEASURE again, ROLL for the dice"
+        if tape:
+            self.measured = Measured(tape.name, inches, entry_id)
+            details.insert(0, f"{tape.name}={inches:g} for {choice.name}" + (
+                f" (the target's {tape.base_mm:g} mm base: its radius taken off)"
+                if tape.base_mm is not None else " (base edge to base edge)"))
+            if not rules.get(choice.ruling).dice and not reading.warning:
+                self.roll(manual=False)           # nothing to roll: the distance decides
+                return
+            prompt = f"ROLL: {choice.name} at {inches:g} in; MEASURE again to change it"
         self.set_state("measured", self.base_screen(
             "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
-            entry_id=entry_id, prompt=reading.warning or "MEASURE again, ROLL for the dice",
+            entry_id=entry_id, seal=short(self.journal.seal_of(entry_id)),
+            prompt=reading.warning or prompt,
             level="warn" if reading.warning else "info"))
 
     # --- screens ---------------------------------------------------------------------
@@ -274,16 +321,27 @@ class Session:
         self.show_live(dataclasses.replace(self.screen, frame=frame, marks=[]))
 
     def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
-               frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None:
+               frame: np.ndarray | None = None, marks: list[DieMark] | None = None,
+               reroll_offered: bool = False) -> None:
         self.set_state(state, self.base_screen(state, headline=headline, prompt=prompt,
-                                               level=level, frame=frame, marks=marks or []))
+                                               level=level, frame=frame, marks=marks or [],
+                                               reroll_offered=reroll_offered))
 
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice
         action = rules.get(choice.ruling)
         details = [action.summary, choice.command]
-        prompt = message or ("Press ROLL, then roll the dice (hold ROLL to type them in)"
-                             if action.dice else "Press ROLL to show it (no dice to roll)")
+        tape, measured = self.tapes[self.index], self.measured
+        if message:
+            prompt = message
+        elif tape and measured is None:
+            prompt = f"MEASURE the distance ({tape.name}), then press ROLL"
+        elif tape and measured:
+            prompt = (f"ROLL with {tape.name}={measured.inches:g} in (measured, "
+                      f"#{measured.entry_id}), or MEASURE again")
+        else:
+            prompt = ("Press ROLL, then roll the dice (hold ROLL to type them in)"
+                      if action.dice else "Press ROLL to show it (no dice to roll)")
         self.set_state("idle", self.base_screen("idle", details=details, rules=list(action.rules),
                                                 prompt=prompt, level=level))
 

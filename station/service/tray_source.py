@@ -20,7 +20,7 @@ import numpy as np
 
 from station.controls import Intent
 from station.display.screen import DieMark, TrayView
-from station.rules.faces import ARTILLERY_FACES, D6_FACES, DieKind, Face
+from station.rules.faces import ARTILLERY_FACES, D6_FACES, DieKind, Face, RerollNow
 from station.vision.settle import StillFrames
 
 MANUAL_FACES: dict[str, tuple[Any, ...]] = {
@@ -49,7 +49,8 @@ class Host(Protocol):
     """What the source needs from the session."""
 
     def prompt(self, state: str, headline: str, prompt: str, *, level: str = "info",
-               frame: np.ndarray | None = None, marks: list[DieMark] | None = None) -> None: ...
+               frame: np.ndarray | None = None, marks: list[DieMark] | None = None,
+               reroll_offered: bool = False) -> None: ...
 
     def next_intent(self, timeout: float) -> Intent | None: ...
 
@@ -130,8 +131,20 @@ class TraySource:
         self.last_marks: list[DieMark] = []
         self.rolls: list[TrayView] = []      # each accepted frame, for the outcome's screen
         self.held: list[Any] = []            # read with an earlier request, not yet asked for
+        self.reroll_offer: str | None = None  # the roll RE-ROLL re-rolls instead of the next
+
+    def offer_reroll(self, what: str) -> None:
+        """The ruling allows re-rolling `what` (DICE-4): until its next dice are read, RE-ROLL
+        re-rolls it (`RerollNow`); once they are, the chance is gone."""
+        self.reroll_offer = what
 
     def take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
+        try:
+            return self._take(kind, count, purpose)
+        finally:
+            self.reroll_offer = None
+
+    def _take(self, kind: DieKind, count: int, purpose: str) -> list[Face]:
         if self.manual:
             return self._typed(kind, count, purpose)
         headline = "ROLL " + _dice_words(kind, count).upper()
@@ -148,10 +161,16 @@ class TraySource:
         elif self.rolls:    # a ruling's next roll: the last one stays in sight until then
             view = self.rolls[-1]
             read = " ".join(mark.label for mark in view.marks)
-            check = ("CHECK the die marked ? before you pick it up; then roll "
-                     if any(mark.doubtful for mark in view.marks) else "Roll ")
-            self.host.prompt("waiting", headline, f"{check}{purpose} (read: {read})",
-                             frame=view.frame, marks=view.marks)
+            doubtful = any(mark.doubtful for mark in view.marks)
+            if self.reroll_offer:     # the footer has room for one choice more, not the reading
+                text = (f"{'CHECK the die marked ?, then roll' if doubtful else 'Roll'} "
+                        f"{purpose}, or first RE-ROLL {self.reroll_offer} (DICE-4)")
+            else:
+                check = ("CHECK the die marked ? before you pick it up; then roll "
+                         if doubtful else "Roll ")
+                text = f"{check}{purpose} (read: {read})"
+            self.host.prompt("waiting", headline, text, frame=view.frame, marks=view.marks,
+                             reroll_offered=bool(self.reroll_offer))
         else:
             self.host.prompt("waiting", headline, f"Roll {purpose}")
         expect = getattr(self.camera, "expect", None)
@@ -173,6 +192,8 @@ class TraySource:
                 return self._typed(kind, count, purpose)
             if intent in (Intent.NEXT, Intent.QUIT):
                 raise Cancelled("roll cancelled")
+            if intent is Intent.REROLL and self.reroll_offer:
+                raise RerollNow()
             if self.timeout is not None and self.clock() - started > self.timeout:
                 raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
             frame = self.camera.capture()
@@ -243,15 +264,20 @@ class TraySource:
             shown = " ".join(_typed_label(v) for v in values + [choices[index]])
             bearing = ("; an arrow's bearing is clockwise from the tray's up edge"
                        if kind == "scatter" else "")
+            offer = self.reroll_offer and not values
+            cancel = (f"RE-ROLL re-rolls {self.reroll_offer} (DICE-4)" if offer
+                      else "RE-ROLL cancels")
             self.host.prompt("manual", shown.upper(),
                              f"Die {len(values) + 1} of {count} for {purpose}: ROLL changes it, "
-                             f"NEXT takes it, RE-ROLL cancels{bearing}")
+                             f"NEXT takes it, {cancel}{bearing}", reroll_offered=bool(offer))
             intent = self.host.next_intent(self.timeout or 3600)
             if intent is Intent.ROLL:
                 index = (index + 1) % len(choices)
             elif intent is Intent.NEXT:
                 values.append(choices[index])
                 index = 0
+            elif intent is Intent.REROLL and self.reroll_offer and not values:
+                raise RerollNow()
             elif intent in (Intent.REROLL, Intent.QUIT):
                 raise Cancelled("manual entry cancelled")
             elif intent is None:

@@ -273,23 +273,27 @@ class TrayCalibration:
             markers_px={i: (np.asarray(c) * k).tolist() for i, c in self.markers_px.items()},
             marker_mm=self.marker_mm)
 
-    def markers_in_place(self, image: np.ndarray) -> bool | None:
+    def markers_in_place(self, image: np.ndarray, whole_frame: bool = False) -> bool | None:
         """Are the tray's markers still where this profile saw them? True when one is found at
         its place; False when markers are found there but none is its own (the camera was
         turned or moved: every bearing and millimetre would be wrong); None when none can be
-        seen (covered by hands or dice, dark). Looks only round the four places: a few ms."""
+        seen (covered by hands or dice, dark). Looks only round the four places: a few ms.
+        whole_frame: when none is seen there, look in the whole frame too (0.15 s at
+        1280x960): a camera turned or moved further leaves none near its place."""
         height, width = image.shape[:2]
         here = self.for_image(width, height)
+        places = {i: np.asarray(c, float) for i, c in here.markers_px.items()}
         seen = False
-        for marker_id, corners in here.markers_px.items():
-            corners = np.asarray(corners, float)
+        for corners in places.values():
             side = float(np.ptp(corners, axis=0).max())
             x0, y0 = np.maximum(corners.min(axis=0) - side, 0).astype(int)
             x1, y1 = np.minimum(corners.max(axis=0) + side, (width, height)).astype(int)
-            for found_id, found in detect_markers(image[y0:y1, x0:x1]).items():
-                seen = True
-                if found_id == marker_id and np.abs(found + (x0, y0) - corners).max() < side / 5:
-                    return True
+            verdict = _found_in_place(image, places, (x0, y0, x1, y1))
+            if verdict:
+                return True
+            seen = seen or verdict is False
+        if not seen and whole_frame:
+            return _found_in_place(image, places, (0, 0, width, height))
         return False if seen else None
 
     # ------------------------------------------------------------ files
@@ -381,6 +385,20 @@ class TrayCalibration:
 _AGAIN = "calibrate again with `station calibrate tray IMAGE`"
 
 
+def _found_in_place(image: np.ndarray, places: dict[int, np.ndarray],
+                    box: tuple[int, int, int, int]) -> bool | None:
+    """The tray's markers found in `box` (x0, y0, x1, y1) of the image: True when one lies at
+    its place in `places` (within a fifth of its side), False when only elsewhere, None when
+    none is found."""
+    x0, y0, x1, y1 = box
+    found = {i: c + (x0, y0) for i, c in detect_markers(image[y0:y1, x0:x1]).items()
+             if i in places}
+    if not found:
+        return None
+    return any(np.abs(c - places[i]).max() < np.ptp(places[i], axis=0).max() / 5
+               for i, c in found.items())
+
+
 def _shown(value) -> str:
     """A profile's value as the file has it, cut short."""
     text = json.dumps(value)
@@ -432,6 +450,24 @@ def _check_order(found: dict[int, np.ndarray]) -> None:
         raise CalibrationError(
             f"the markers are not in their corners (found {where} px; going 0, 1, 2, 3 they "
             f"must run clockwise round the tray): {_PLACE_TILES}, then try again")
+
+
+def _refuse_a_mirror(image: np.ndarray, found: int) -> None:
+    """ArUco markers are not found in a mirror image: when more of them are found in the photo
+    flipped left-right than in the photo, the camera mirrors (some webcams, phones' front
+    cameras). Calibrating the photo flipped back would leave the station reading mirrored
+    frames, every scatter bearing backwards: the camera must stop mirroring."""
+    flipped = detect_markers(np.ascontiguousarray(image[:, ::-1]))
+    seen = [str(i) for i in MARKER_IDS if i in flipped]
+    if len(seen) > found:
+        raise CalibrationError(
+            f"the photo looks mirrored: marker{'s' if len(seen) > 1 else ''} "
+            f"{', '.join(seen)} {'are' if len(seen) > 1 else 'is'} found only in its mirror "
+            "image. Turn off mirroring in the "
+            "camera or the app that took the photo (a webcam's mirror setting, or "
+            "`v4l2-ctl -c horizontal_flip=0`; a phone's front camera mirrors: use the back "
+            "one), then take the photo again; flipping the photo back would not do, the "
+            "station's frames would still be mirrored")
 
 
 def _layout_frame(found: dict[int, np.ndarray]) -> np.ndarray:
@@ -488,6 +524,7 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
     found = detect_markers(image)
     missing = [i for i in MARKER_IDS if i not in found]
     if missing:
+        _refuse_a_mirror(image, len(MARKER_IDS) - len(missing))
         raise CalibrationError(
             "tray markers not found: " + ", ".join(f"{i} ({CORNER_NAMES[i]})" for i in missing)
             + ". Put the four printed markers (calibration/markers.pdf) in the tray's corners, "
@@ -530,6 +567,12 @@ def calibrate_image(image: np.ndarray, up_edge: str = "top",
         sheet_to_tray=sheet_to_tray, hfov_deg=hfov_deg, die_mm=die_mm,
         reprojection_px=reprojection, markers_px={i: found[i].tolist() for i in MARKER_IDS},
         marker_mm=marker_mm)
+
+
+def moved_warning(profile: str) -> str:
+    """What to say when `markers_in_place` is False, naming the profile as the user knows it."""
+    return (f"the tray's markers are not where {profile} saw them (camera moved or turned?): "
+            "bearings and mm are wrong; calibrate again")
 
 
 def load_profile(path: str) -> TrayCalibration:

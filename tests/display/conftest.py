@@ -23,7 +23,7 @@ def screens() -> dict[str, Screen]:
         details=["2D6+5: 4+5+5 = 14", "14 >= DEF 13: hit"], rules=["WM-RNG-2", "WM-RNG-4"],
         odds=0.5833, prompt="ROLL again, NEXT action, MEASURE", frame=tray_frame(),
         marks=[DieMark((180, 160), "4", "red"), DieMark((330, 300), "5", "red"),
-               DieMark((480, 180), "?", "white", "cocked")], entry_id=12)
+               DieMark((480, 180), "?", "white", "cocked")], entry_id=12, seal="3fa9c2e107bd")
     idle = Screen(state="idle", action="Stone thrower scatter", command="wfb.scatter distance=A",
                   position=(3, 5), details=["Scatter die and artillery die", "dice: S, A"],
                   rules=["SCAT-1", "SCAT-3"],

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from station.cli import main
-from station.journal import Journal, JournalError, store
+from station.journal import Journal, JournalError, KeyMismatch, seal, store
 from station.journal.stats import chi_square_sf, face_stats
 
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
@@ -144,7 +144,7 @@ def test_read_commands_open_the_journal_read_only(tmp_path, capsys):
     empty = tmp_path / "empty.sqlite"
     empty.touch()
     for path in (other, empty):
-        for command in (["list"], ["show", "1"], ["export"], ["stats"]):
+        for command in (["list"], ["show", "1"], ["export"], ["stats"], ["verify"]):
             status, _, err = journal_cli(capsys, *command, "--journal", str(path))
             assert status == 2 and "is not a station journal" in err, (path, command)
     assert other.read_bytes() == before          # no tables added, not switched to WAL
@@ -165,7 +165,8 @@ def test_a_damaged_journal_is_said_plainly(tmp_path, capsys):
     page = sqlite3.connect(path).execute("PRAGMA page_size").fetchone()[0]
     data[page:] = b"\x55" * (len(data) - page)    # every page but the schema's
     path.write_bytes(data)
-    for command in (["list"], ["list", "--all"], ["show", "3"], ["export"], ["stats"]):
+    for command in (["list"], ["list", "--all"], ["show", "3"], ["export"], ["stats"],
+                    ["verify"]):
         status, _, err = journal_cli(capsys, *command, "--journal", str(path))
         assert status == 2, command
         assert "cannot read the journal" in err and ".recover" in err, command
@@ -318,3 +319,313 @@ def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(sqlite3, "connect", read_only_media)
     with Journal(path, readonly=True) as journal:
         assert len(list(journal.entries())) == 3
+
+
+
+# --- seals -----------------------------------------------------------------------------------
+
+def verify_cli(capsys, path, *options) -> tuple[int, str, str]:
+    return journal_cli(capsys, "verify", "--journal", str(path), *options)
+
+
+def forge_seals(path, start: int, end: int | None = None, key: bytes | None = None) -> None:
+    """Make the seals of entries `start` to `end` (the last) again, as someone who changed
+    the journal would."""
+    with Journal(path, readonly=True) as journal:
+        entries = list(journal.chain())
+    db = sqlite3.connect(path)
+    prev = ""
+    for entry in entries:
+        if start <= entry.id <= (end or entry.id):
+            db.execute("UPDATE entries SET seal=? WHERE id=?",
+                       (seal.make_seal(prev, entry.content, key), entry.id))
+        prev = db.execute("SELECT seal FROM entries WHERE id=?", (entry.id,)).fetchone()[0]
+    db.commit()
+    db.close()
+
+
+def problems_of(path, key: bytes | None = None) -> list[tuple[int, str]]:
+    with Journal(path, readonly=True) as journal:
+        return [(p.first, p.change) for p in journal.verify(key).problems]
+
+
+def test_each_entry_is_sealed_over_the_one_before(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        fill(journal)
+        entries = list(journal.chain())
+    prev = ""
+    for entry in entries:
+        assert entry.seal == seal.make_seal(prev, entry.content, None), entry.id
+        prev = entry.seal
+    head = entries[-1].seal
+    assert len({e.seal for e in entries}) == 6 and head.startswith("sha256:") and len(head) == 71
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 0 and out.splitlines() == [
+        f"{path}: intact", "  6 entries sealed", f"  head #6 {head[7:19]}"]
+    status, out, _ = verify_cli(capsys, path, "--json")
+    verdict = json.loads(out)
+    assert status == 0 and verdict["intact"] and verdict["head"] == {"id": 6, "seal": head[7:19]}
+    # the exports carry them
+    assert main(["journal", "export", "--journal", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)[-1]["seal"] == head
+    assert main(["journal", "export", "--format", "csv", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(",seal") and lines[-1].endswith(f",{head}")
+
+
+ADDED = ("INSERT INTO entries (id, at, kind, action, headline, data, seal) VALUES "
+         "(7, '2026-01-01T20:00:00.000+00:00', 'measurement', 'Impaler spear', '5.0 in', '{}', ")
+# What was done by hand to a journal of two fill()s (a reading, its outcome and a
+# measurement, twice) -> (the first entry, the change) of each problem `verify` reports, and
+# what it says of the first.
+EDITED = "changed since it was written: it no longer matches its seal"
+TAMPERING = {
+    "an outcome's data": ("UPDATE entries SET data=replace(data, '\"hit\"', '\"miss\"') WHERE id=2",
+                          [(2, "edited")], f"#2 {EDITED}"),
+    "a headline": ("UPDATE entries SET headline='8.1 in' WHERE id=3", [(3, "edited")], "#3 changed"),
+    "a frame": ("UPDATE entries SET frame=x'ffd8ffd9' WHERE id=4", [(4, "edited")], "#4 changed"),
+    "a die": ("UPDATE dice SET value='6' WHERE entry_id=4 AND idx=1", [(4, "edited")], "#4 changed"),
+    "a die added": ("INSERT INTO dice (entry_id, idx, kind, value) VALUES (4, 2, 'd6', '6')",
+                    [(4, "edited")], "#4 changed"),
+    "a reading unlinked": ("UPDATE entries SET parent=NULL WHERE id=4", [(5, "edited")],
+                           "#5 changed"),
+    "a reading linked to no entry": ("UPDATE entries SET parent=99 WHERE id=4",
+                                     [(4, "link"), (5, "edited")],
+                                     "#4 is linked to #99, which is not an outcome written after it"),
+    "an entry deleted": ("DELETE FROM entries WHERE id=3", [(3, "deleted")],
+                         "#3 deleted: the ids go from #2 to #4"),
+    "a reading deleted with its dice": ("DELETE FROM dice WHERE entry_id=4; "
+                                        "DELETE FROM entries WHERE id=4", [(4, "deleted")],
+                                        "#4 deleted"),
+    "the first entries deleted": ("DELETE FROM entries WHERE id<3", [(1, "deleted")],
+                                  "#1-#2 deleted: the ids start at #3"),
+    "a seal removed": ("UPDATE entries SET seal=NULL, headline='9.9 in' WHERE id=3",
+                       [(3, "unsealed")], "#3 has no seal, though the entries before it have"),
+    "an entry added without a seal": (ADDED + "NULL)", [(7, "unsealed")], "#7 has no seal"),
+    "an entry added with a made-up seal": (ADDED + "'sha256:' || lower(hex(randomblob(32))))",
+                                           [(7, "edited")], f"#7 {EDITED}"),
+    "two entries side by side": ("UPDATE entries SET headline='MISS' WHERE id IN (2, 3)",
+                                 [(2, "rewritten")], "#2-#3 do not match their seals"),
+}
+
+
+@pytest.mark.parametrize("change", TAMPERING)
+def test_a_change_by_hand_is_found_where_it_was_made(tmp_path, capsys, change):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        fill(journal)
+    sql, expected, said = TAMPERING[change]
+    db = sqlite3.connect(path)
+    db.executescript(sql)
+    db.close()
+    assert problems_of(path) == expected
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 1 and out.startswith(f"{path}: NOT intact"), out
+    assert out.splitlines()[1].startswith(f"  {said}"), out
+
+
+def test_the_last_entry_may_have_been_added(tmp_path, capsys):
+    """Nothing after it shows it was there before: verify says it may have been added."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET headline='8.1 in' WHERE id=3")
+    db.commit()
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 1 and f"#3 {EDITED}" in out and "or added by hand" in out
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=2")
+    db.commit()
+    assert "or added by hand" not in verify_cli(capsys, path)[1]
+
+
+def test_an_entry_inserted_among_the_others_is_found(tmp_path, capsys):
+    """Ids are sealed: making room for an entry renumbers the later ones, which no longer
+    match their seals, even when the one inserted was given a right seal."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        fill(journal)
+    db = sqlite3.connect(path)
+    db.executescript("""
+        UPDATE entries SET id=-id WHERE id>=3;  UPDATE entries SET id=1-id WHERE id<0;
+        UPDATE dice SET entry_id=-entry_id WHERE entry_id>=3;
+        UPDATE dice SET entry_id=1-entry_id WHERE entry_id<0;
+        UPDATE entries SET parent=parent+1 WHERE parent>=3;
+        INSERT INTO entries (id, at, kind, action, headline, data)
+            VALUES (3, '2026-01-01T20:00:00.000+00:00', 'measurement', 'Impaler spear', '1.0 in', '{}');""")
+    db.close()
+    forge_seals(path, 3, 3)
+    assert problems_of(path) == [(4, "rewritten")]
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 1 and "#4-#7 do not match their seals: changed from #4 on" in out
+    assert "inserted" in out
+
+
+def test_a_head_written_down_is_checked(tmp_path, capsys):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        noted = {i: seal.short(journal.seal_of(i)) for i in (2, 3)}
+    status, out, _ = verify_cli(capsys, path, "--head", f"3:{noted[3]}",
+                                "--head", f"#2 {noted[2][:8].upper()}",
+                                "--head", f"journal #3 · seal {noted[3]}")
+    assert status == 0 and f"head #3 {noted[3]}" in out
+    # the whole chain sealed again after a change (no key): every seal matches, but not the
+    # one the players noted
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=2")
+    db.commit()
+    forge_seals(path, 2)
+    assert verify_cli(capsys, path)[0] == 0
+    status, out, _ = verify_cli(capsys, path, "--head", f"3:{noted[3]}")
+    assert status == 1 and f"#3 was written down with the seal {noted[3]}, but it has " in out
+    # the last entry deleted: nothing else shows it
+    db.execute("DELETE FROM entries WHERE id=3")
+    db.commit()
+    status, out, _ = verify_cli(capsys, path, "--head", f"3:{noted[3]}")
+    assert status == 1 and "but it is not in the journal" in out
+    for bad in ("3", "3:12345", "three:3fa9c2e107bd", "3:3fa9c2e1-07bd"):
+        with pytest.raises(SystemExit) as exit:
+            main(["journal", "verify", "--journal", str(path), "--head", bad])
+        assert exit.value.code == 2 and "at least 8 hex digits" in capsys.readouterr().err
+
+
+OLD_SCHEMA = """
+CREATE TABLE entries (id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,
+    action TEXT NOT NULL, headline TEXT NOT NULL, parent INTEGER REFERENCES entries(id),
+    data TEXT NOT NULL, frame BLOB);
+CREATE TABLE dice (entry_id INTEGER NOT NULL REFERENCES entries(id), idx INTEGER NOT NULL,
+    kind TEXT NOT NULL, value TEXT, colour TEXT, x REAL, y REAL, x_mm REAL, y_mm REAL,
+    bearing_deg REAL, confidence REAL, flags TEXT NOT NULL DEFAULT '', PRIMARY KEY (entry_id, idx));
+CREATE INDEX entries_kind ON entries(kind, id);
+INSERT INTO entries (at, kind, action, headline, data) VALUES
+    ('2025-05-01T10:00:00.000+00:00', 'measurement', 'Measure', '7.1 in', '{"inches": 7.1}'),
+    ('2025-05-01T10:01:00.000+00:00', 'measurement', 'Measure', '3.0 in', '{"inches": 3.0}');
+"""
+
+
+def test_a_journal_from_before_seals_opens_and_is_sealed_from_then_on(tmp_path, capsys):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    db.close()
+    before = path.read_bytes()
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 0 and "0 entries sealed; 2 unsealed" in out and "head #2 (no seal)" in out
+    status, out, _ = journal_cli(capsys, "export", "--journal", str(path))
+    assert status == 0 and [e["seal"] for e in json.loads(out)] == [None, None]
+    assert path.read_bytes() == before           # read, not converted
+    with Journal(path) as journal:               # the station adds the column
+        fill(journal)
+        assert journal.get(1).seal is None and journal.get(3).seal.startswith("sha256:")
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 0 and "3 entries sealed; 2 unsealed" in out
+    # unsealed entries prove nothing; a seal taken off a sealed one is seen
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET headline='9.9 in' WHERE id=1")
+    db.commit()
+    assert problems_of(path) == []
+    db.execute("UPDATE entries SET seal=NULL WHERE id=5")
+    db.commit()
+    assert problems_of(path) == [(5, "unsealed")]
+
+
+def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_twice(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    reading, outcome, _ = fill(journal)
+    holder = hold_write_lock(path, 1.0)
+    journal.add_measurement("x", "7.1 in", {"inches": 7.1})      # waits, then tries again
+    holder.join()
+    # a reading belongs to its first outcome: its link is sealed with it, and stays
+    journal.add_outcome("x", "HIT", {"outcome": "hit"}, [reading])
+    assert journal.get(reading).parent == outcome
+    assert verify_cli(capsys, path)[:2] == (0, f"{path}: intact\n  5 entries sealed\n"
+                                               f"  head #5 {seal.short(journal.seal_of(5))}\n")
+    for gone in tmp_path.glob("journal.sqlite*"):
+        gone.unlink()
+    fill(journal)                               # into a journal made again
+    journal.close()
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 0 and "3 entries sealed" in out
+
+
+def key_file(tmp_path, name: str = "journal.key", secret: str = "0123456789abcdef" * 2):
+    path = tmp_path / name
+    path.write_text(secret + "\n")
+    path.chmod(0o600)
+    return path
+
+
+def test_keyed_seals_need_the_key_to_verify_and_to_be_made_again(tmp_path, capsys):
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    assert key == b"0123456789abcdef" * 2                 # without the line end
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)                                      # 1-3 before the key was set
+    with Journal(path, key=key) as journal:
+        fill(journal)                                      # 4-6 with it
+        assert journal.seal_of(4).startswith(f"hmac-{seal.key_id(key)}:")
+    status, _, err = verify_cli(capsys, path)
+    assert status == 2 and "from #4 on are sealed with the key" in err and "--key FILE" in err
+    other = key_file(tmp_path, "other.key", "f" * 32)
+    status, _, err = verify_cli(capsys, path, "--key", str(other))
+    assert status == 2 and f"not the one given ({seal.key_id(b'f' * 32)})" in err
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 0 and f"6 entries sealed, with the key {seal.key_id(key)} from #4 on" in out
+    # changed and sealed again by someone without the key: from the change on...
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=5")
+    db.commit()
+    forge_seals(path, 5)
+    assert problems_of(path, key) == [(5, "unkeyed")]
+    # ...or all of it, as if the station had never had the key
+    forge_seals(path, 1)
+    assert problems_of(path, key) == [(1, "unkeyed")]
+    assert problems_of(path) == []                         # without the key, nothing to see
+    # with another key than the station's, a seal made again does not match
+    forge_seals(path, 4, key=key)
+    forge_seals(path, 5, key=b"f" * 32)
+    assert problems_of(path, key) == [(5, "rewritten")]
+
+
+def test_a_key_file_must_hold_a_secret(tmp_path):
+    with pytest.raises(ValueError, match="cannot read .*No such file"):
+        seal.load_key(tmp_path / "none.key", private=False)
+    with pytest.raises(ValueError, match="holds 5 bytes; a key needs at least 16"):
+        seal.load_key(key_file(tmp_path, secret="short"), private=False)
+    readable = key_file(tmp_path)
+    readable.chmod(0o644)
+    assert seal.load_key(readable, private=False)        # verifying on a laptop: fine
+    with pytest.raises(ValueError, match="can be read by every user"):
+        seal.load_key(readable, private=True)            # the station's own key
+
+
+def test_the_station_does_not_write_on_without_the_journal_s_key(tmp_path, capsys):
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    path = tmp_path / "j.sqlite"
+    with Journal(path, key=b"k" * 32) as journal:
+        fill(journal)
+    with pytest.raises(KeyMismatch, match=r"sealed with the key \w{8} .*#3.*no key was given"):
+        Journal(path)
+    with pytest.raises(KeyMismatch, match="the key given is another"):
+        Journal(path, key=b"f" * 32)
+    Journal(path, readonly=True).close()                  # reading needs no key
+    config = tmp_path / "station.toml"
+    config.write_text(f'[journal]\nkey_file = "{key_file(tmp_path)}"\n')
+    options = Options(simulate=True, journal=path, keyboard=False)
+    with pytest.raises(ConfigError, match="journal.key_file: the journal .* is sealed with the key"):
+        Station(load(config), options)
+    key_file(tmp_path).chmod(0o644)
+    with pytest.raises(ConfigError, match="journal.key_file: .* can be read by every user"):
+        Station(load(config), options)
+    assert main(["run", "--simulate", "--config", str(config), "--journal", str(path)]) == 2
+    assert "configuration: journal.key_file:" in capsys.readouterr().err

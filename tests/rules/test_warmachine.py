@@ -5,7 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from station.rules.actions import RuleRefused, reroll
+from station.rules.actions import RuleRefused, parse_params, reroll, reroll_now, resolve
+from station.rules.faces import Face, RerollNow
 from station.rules.sources import ScriptedSource
 from station.rules.warmachine import hit_odds, judge_attack
 
@@ -349,3 +350,57 @@ def test_wm_mel1_more_than_six_models_uses_the_dice6_blocks(run):
     out = run("wm.ranged", "rat=5", "def=13", "target_in_melee=1", others,
               dice="2 2 2 3 1 4 3 3")
     assert out.fields["struck"] == "other 4"
+
+
+# --- DICE-4: a re-roll is chosen before the ruling's next dice ----------------------------------
+
+class RerollsBeforeDeviation(ScriptedSource):
+    """The players press RE-ROLL when the ruling asks for its second roll, once."""
+
+    def __init__(self, tokens):
+        super().__init__(tokens)
+        self.offered, self.requests = [], 0
+
+    def offer_reroll(self, what):
+        self.offered.append(what)
+
+    def take(self, kind, count, purpose):
+        self.requests += 1
+        if self.requests == 2:
+            raise RerollNow()
+        return super().take(kind, count, purpose)
+
+
+AOE = ("wm.aoe", "rat=5", "def=14", "pow=12", "aoe=4", "rng=10", "distance=8")
+
+
+def test_dice4_a_miss_that_deviated_can_no_longer_be_rerolled(run):
+    deviated = run(*AOE, dice="2 2 3 4")
+    assert deviated.outcome == "deviated" and not deviated.rerollable
+    assert deviated.reroll_passed == "the attack roll"
+    assert deviated.to_json()["reroll_passed"] == "the attack roll"
+    hit = run(*AOE, dice="6 6")                       # nothing rolled after it: still open
+    assert hit.rerollable and hit.reroll_passed is None
+    melee = run("wm.ranged", "rat=5", "def=14", "target_in_melee=1", "others=12,13",
+                dice="2 2 1 3 3")
+    assert not melee.rerollable and melee.reroll_passed == "the attack roll"
+
+
+def test_dice4_rerolling_before_the_deviation_replays_the_first_roll():
+    source = RerollsBeforeDeviation(["2", "2", "6", "5"])
+    params = parse_params("wm.aoe", list(AOE[1:]))
+    with pytest.raises(RerollNow) as now:
+        resolve("wm.aoe", params, source)
+    assert source.offered == ["the attack roll"]
+    assert now.value.faces == [Face("d6", 2), Face("d6", 2)]
+    again = reroll_now("wm.aoe", params, now.value.faces, source)
+    assert again.outcome == "direct_hit" and [f.value for f in again.dice] == [2, 2, 6, 5]
+    assert "DICE-4" in again.rules and not again.rerollable
+
+
+def test_dice4_a_source_cannot_reroll_what_was_not_offered():
+    class Eager(ScriptedSource):
+        def take(self, kind, count, purpose):
+            raise RerollNow()
+    with pytest.raises(ValueError, match="offered no re-roll"):
+        resolve("wm.ranged", parse_params("wm.ranged", ["rat=5", "def=14"]), Eager([]))

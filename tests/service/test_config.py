@@ -1,5 +1,6 @@
 """The service configuration: defaults, the example file, and errors that name the key."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ def test_example_file_documents_exactly_the_defaults():
         assert getattr(example, section) == getattr(defaults, section), section
     assert example.actions == defaults.actions
     assert example.journal == defaults.journal
+    assert example.journal_key_file == defaults.journal_key_file is None
 
 
 @pytest.mark.parametrize("text, key, words", [
@@ -108,3 +110,10 @@ def test_partial_file_keeps_other_defaults(tmp_path):
     c = config.load(write(tmp_path, "[controls]\nroll = 6\n[camera]\nsettle_seconds = 1\n"))
     assert c.controls["roll"] == 6 and c.controls["measure"] == 27
     assert c.camera["settle_seconds"] == 1.0
+
+
+def test_the_laser_timeout_outlasts_the_station_tapes_own():
+    # the tape's "ERR timeout" must reach the station before it stops waiting
+    firmware = (ROOT / "firmware/laser_tape/config.py").read_text()
+    tape_ms = int(re.search(r"^MEASURE_TIMEOUT_MS = (\d+)", firmware, re.M).group(1))
+    assert config.DEFAULTS["laser"]["timeout_seconds"] >= tape_ms / 1000 + 0.5

@@ -200,6 +200,7 @@ def test_sigkill_while_writing_outcomes_loses_nothing_that_was_shown(tmp_path):
     assert set(shown) <= kept
     with Journal(journal_path) as journal:                  # opens cleanly, and keeps going
         journal.add_measurement("after", "1.0 in", {"mm": 25.4})
+        assert journal.verify().intact                      # an entry cut short left no seal
 
 
 def test_laser_unplugged_while_running_is_reported_and_the_dice_still_work(tmp_path):

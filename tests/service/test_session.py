@@ -75,6 +75,9 @@ def test_roll_reads_exactly_the_dice_asked_and_journals_before_showing(tmp_path)
     outcome = next(journal.entries(kind="outcome"))
     assert sorted(outcome.data["dice"]) == values
     assert final.entry_id == outcome.id and seen_in_journal[-1] == [outcome.id]
+    # the seal players can note down is the one the journal holds
+    assert len(final.seal) == 12 and outcome.seal.split(":")[1].startswith(final.seal)
+    assert final.text_lines()[-1] == f"journal #{outcome.id} · seal {final.seal}"
     assert "WM-RNG-2" in final.rules and 0 < final.odds < 1
     assert final.frame is not None and sorted(int(m.label) for m in final.marks) == values
     reading = journal.readings_of(outcome.id)[0]
@@ -109,6 +112,7 @@ def test_a_ruling_of_several_rolls_shows_every_roll_live_and_from_the_journal(tm
         for c, v in zip(captions, final.rolls)]
     again = screen_of(session.journal, outcome)          # `station journal show`
     assert [v.caption for v in again.rolls] == captions
+    assert again.journal_line() == final.journal_line()
     assert [[m.label for m in v.marks] for v in again.rolls] == [
         [m.label for m in v.marks] for v in final.rolls]
     assert all(v.frame.shape == f.frame.shape for v, f in zip(again.rolls, final.rolls))
@@ -260,6 +264,8 @@ def test_measure_pressed_while_the_dice_roll_comes_after_the_roll(tmp_path):
     assert shown[-1].state == "resolved"
     session.handle(session.intents.get_nowait())
     assert shown[-1].state == "measured" and shown[-1].headline == "10.0 in"
+    measurement = next(session.journal.entries(kind="measurement"))
+    assert shown[-1].seal and measurement.seal.split(":")[1].startswith(shown[-1].seal)
 
 
 def test_a_ruling_without_dice_neither_asks_for_dice_nor_shows_a_chance(tmp_path):
@@ -268,3 +274,30 @@ def test_a_ruling_without_dice_neither_asks_for_dice_nor_shows_a_chance(tmp_path
     assert shown[-1].prompt == "Press ROLL to show it (no dice to roll)"
     session.handle(Intent.ROLL)
     assert shown[-1].state == "resolved" and shown[-1].odds is None
+
+
+FIRE_BOMB = ActionChoice("Fire bomb", "wm.aoe", {"rat": "5", "def": "30", "pow": "12",
+                                                 "aoe": "3", "rng": "10", "distance": "8"})
+
+
+def test_a_reroll_is_chosen_before_the_deviation_is_rolled(tmp_path):
+    # DEF 30: only 6+6 hits (WM-RNG-3), so the AOE deviates
+    session, _, shown = make(tmp_path, [FIRE_BOMB])
+    session.handle(Intent.ROLL)
+    assert any(s.state == "waiting" and s.reroll_offered for s in shown)
+    assert shown[-1].headline.startswith("DEVIATED") and not shown[-1].reroll_offered
+    session.handle(Intent.REROLL)                 # the deviation is seen: too late
+    assert "too late for the attack roll: the next dice are rolled (DICE-4)" in shown[-1].prompt
+
+    prompt = session.prompt                       # pressed when the deviation is asked for
+    session.prompt = lambda *args, **kw: (prompt(*args, **kw), kw.get("reroll_offered")
+                                          and session.intents.put(Intent.REROLL))
+    session.handle(Intent.ROLL)
+    outcome = list(session.journal.entries(kind="outcome"))[-1]
+    # the attack roll, its re-roll, then the re-roll's deviation: each read once
+    assert [s["rule"] for s in outcome.data["steps"]][:4] == ["WM-RNG-1", "WM-RNG-2", "DICE-4",
+                                                              "WM-RNG-2"]
+    assert outcome.data["outcome"] == "deviated" and len(outcome.data["dice"]) == 6
+    assert len(session.journal.readings_of(outcome.id)) == 4
+    session.handle(Intent.REROLL)
+    assert "no die is re-rolled more than once (DICE-4)" in shown[-1].prompt

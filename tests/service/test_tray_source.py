@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from station.controls import Intent
-from station.rules.faces import Face
+from station.rules.actions import parse_params, reroll_now, resolve
+from station.rules.faces import Face, RerollNow
 from station.service.tray_source import Cancelled, TraySource, judge, looks_different
 from station.vision.types import DetectedDie
 
@@ -20,12 +21,16 @@ class Host:
 
     def __init__(self, intents=()):
         self.screens, self.readings, self.lived = [], [], 0
+        self.offered = []                # prompts that offered a RE-ROLL (DICE-4)
         self.intents = queue.Queue()
         for intent in intents:
             self.intents.put(intent)
 
-    def prompt(self, state, headline, prompt, *, level="info", frame=None, marks=None):
+    def prompt(self, state, headline, prompt, *, level="info", frame=None, marks=None,
+               reroll_offered=False):
         self.screens.append((state, headline, prompt, level))
+        if reroll_offered:
+            self.offered.append(prompt)
 
     def next_intent(self, timeout):
         try:
@@ -305,3 +310,48 @@ def test_a_rulings_next_roll_keeps_the_last_one_in_sight_and_asks_to_check_a_dou
     waiting = [s for s in host.screens if s[0] == "waiting"]
     assert waiting[-1][2] == ("CHECK the die marked ? before you pick it up; then roll "
                               "1 d6: target's throw contest (read: 5?)")
+
+
+AOE = ["rat=5", "def=14", "pow=12", "aoe=4", "rng=10", "distance=8"]
+
+
+def test_reroll_pressed_before_the_deviation_rerolls_the_attack_roll():
+    # a miss (2+2+5 < 14); RE-ROLL while the deviation is asked for; the re-roll hits
+    host = Host()
+    trays = [[die(2), die(2, x=300)], [], [die(6), die(5, x=300)]]
+    tray, camera = source(host, trays)
+    prompt = host.prompt
+    host.prompt = lambda *args, **kw: (prompt(*args, **kw), kw.get("reroll_offered")
+                                       and host.intents.put(Intent.REROLL))
+    params = parse_params("wm.aoe", AOE)
+    with pytest.raises(RerollNow) as now:
+        resolve("wm.aoe", params, tray)
+    assert host.offered[0].endswith("or first RE-ROLL the attack roll (DICE-4)")
+    outcome = reroll_now("wm.aoe", params, now.value.faces, tray)
+    assert outcome.outcome == "direct_hit" and [f.value for f in outcome.dice] == [2, 2, 6, 5]
+    assert len(host.offered) == 1 and tray.reroll_offer is None
+
+
+def test_reroll_before_the_next_roll_is_not_offered_once_those_dice_are_read():
+    host = Host([Intent.REROLL])          # pressed during the attack roll: nothing to re-roll
+    trays = [[die(2), die(2, x=300)], [die(3)], [die(4)]]
+    tray, _ = source(host, trays)
+    outcome = resolve("wm.aoe", parse_params("wm.aoe", AOE), tray)
+    assert outcome.outcome == "deviated" and outcome.reroll_passed and not outcome.rerollable
+    assert len(host.offered) == 1 and tray.reroll_offer is None
+
+
+def test_typing_the_dice_in_re_roll_is_offered_at_the_next_rolls_first_die():
+    # typed 1+1 (a miss); at the deviation's first die RE-ROLL re-rolls the attack roll
+    host = Host([Intent.NEXT, Intent.NEXT, Intent.REROLL])
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    params = parse_params("wm.aoe", AOE)
+    with pytest.raises(RerollNow) as now:
+        resolve("wm.aoe", params, tray)
+    assert now.value.faces == [Face("d6", 1), Face("d6", 1)]
+    assert host.offered and "RE-ROLL re-rolls the attack roll (DICE-4)" in host.offered[0]
+    # the direction typed in: at the distance die it is too late, and RE-ROLL cancels
+    host = Host([Intent.NEXT, Intent.NEXT, Intent.NEXT, Intent.REROLL])
+    tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
+    with pytest.raises(Cancelled):
+        resolve("wm.aoe", params, tray)

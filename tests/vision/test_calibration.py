@@ -4,6 +4,7 @@ import json
 import math
 import re
 import types
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -145,6 +146,25 @@ def test_missing_markers_are_named():
     bare = render_roll([Face("d6", 2)], np.random.default_rng(3), size=(640, 480))
     with pytest.raises(CalibrationError, match=r"0 \(top-left\).*3 \(bottom-left\)"):
         calibrate_image(bare.image)
+
+
+def test_a_mirrored_photo_is_said_to_be_mirrored(shot, tmp_path, capsys):
+    """A camera that mirrors (some webcams, phones' front cameras) shows markers the detector
+    does not find: the user is told to turn the mirroring off, and no profile is written."""
+    mirrored = np.fliplr(shot.image)
+    with pytest.raises(CalibrationError, match=r"looks mirrored: markers 0, 1, 2, 3 are found"):
+        calibrate_image(mirrored)
+    covered = shot.image.copy()
+    for i in (0, 1, 2):                                # a hand over three markers
+        cv2.fillConvexPoly(covered, np.asarray(shot.markers[i], np.int32), (128, 128, 128))
+    with pytest.raises(CalibrationError, match=r"looks mirrored: marker 3 is found"):
+        calibrate_image(np.fliplr(covered))
+    image = tmp_path / "mirrored.png"
+    cv2.imwrite(str(image), mirrored)
+    out = tmp_path / "tray.json"
+    assert main(["calibrate", "tray", str(image), "--out", str(out)]) == 2
+    assert "Turn off mirroring in the camera" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_a_tile_put_down_turned_still_counts(shot):
@@ -396,6 +416,15 @@ def test_a_profile_without_marker_mm_still_loads(profile):
     assert data["marker_mm"] == calibration.MARKER_MM
     del data["marker_mm"]                  # as written before --marker-mm
     assert TrayCalibration.from_json(data).marker_mm == calibration.MARKER_MM
+
+
+def test_the_example_profile_holds_every_field(profile):
+    """calibration/profiles/example-tray.json shows the format: it holds every field a profile
+    is written with now (it was once older than marker_mm), as written."""
+    path = Path(__file__).parents[2] / "calibration" / "profiles" / "example-tray.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data) == set(profile.to_json())
+    assert TrayCalibration.from_json(data).to_json() == data
 
 
 @pytest.mark.parametrize("value", ["0", "-30", "nan", "100"])

@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
+import pytest
 
 from station.cli import main
 
@@ -42,22 +44,54 @@ def test_all_good_images_exit_zero(capsys):
     assert json.loads(capsys.readouterr().out)["image"] == PHOTO
 
 
-def test_calibration_profile_adds_tray_millimetres(tmp_path, capsys):
-    import numpy as np
-
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """A rendered tray photo, the photo of it from a camera turned since (by 25 degrees and by
+    half a turn) and the profile of the first, as paths."""
     from station.fakes.tray import random_tray
     from station.vision.calibration import calibrate_image
 
+    folder = tmp_path_factory.mktemp("calibrated")
     rendered = random_tray(np.random.default_rng(5), size=(960, 720), dice=(4, 6), markers=True)
-    image = tmp_path / "tray.png"
-    cv2.imwrite(str(image), rendered.image)
-    profile = tmp_path / "tray.json"
-    calibrate_image(rendered.image, die_mm=rendered.die_mm).save(str(profile))
-    assert main(["read", str(image), "--json", "--calibration", str(profile)]) == 0
-    dice = json.loads(capsys.readouterr().out)["dice"]
-    assert dice and all(len(d["center_mm"]) == 2 for d in dice)
-    assert main(["read", str(image), "--calibration", str(tmp_path / "none.json")]) == 2
+    photos = {"tray": rendered.image, "half-turn": rendered.image[::-1, ::-1],
+              "turned": cv2.warpAffine(rendered.image,
+                                       cv2.getRotationMatrix2D((480, 360), 25, 1.0), (960, 720))}
+    for name, image in photos.items():
+        cv2.imwrite(str(folder / f"{name}.png"), image)
+    calibrate_image(rendered.image, die_mm=rendered.die_mm).save(str(folder / "tray.json"))
+    return {name: str(folder / f"{name}.png") for name in photos} | \
+        {"profile": str(folder / "tray.json")}
+
+
+def test_calibration_profile_adds_tray_millimetres(calibrated, tmp_path, capsys):
+    assert main(["read", calibrated["tray"], "--json", "--calibration",
+                 calibrated["profile"]]) == 0
+    read = capsys.readouterr()
+    result = json.loads(read.out)
+    assert result["dice"] and all(len(d["center_mm"]) == 2 for d in result["dice"])
+    assert "warning" not in result and read.err == ""       # the markers are in place
+    assert main(["read", calibrated["tray"], "--calibration", str(tmp_path / "none.json")]) == 2
     assert "calibrat" in capsys.readouterr().err
+
+
+def test_a_camera_turned_since_calibration_is_warned_of(calibrated, capsys):
+    """Bearings and mm from a profile whose markers are elsewhere in the photo are wrong: the
+    photo is still read, with a warning on stderr and in its JSON object. Turned by 25
+    degrees, no marker is left near its place: they are found in the whole frame."""
+    profile = calibrated["profile"]
+    for name in ("half-turn", "turned"):
+        photo = calibrated[name]
+        assert main(["read", photo, "--json", "--calibration", profile]) == 0, name
+        read = capsys.readouterr()
+        result = json.loads(read.out)
+        assert result["dice"], name
+        assert result["warning"] == (f"the tray's markers are not where {profile} saw them "
+                                     "(camera moved or turned?): bearings and mm are wrong; "
+                                     "calibrate again"), name
+        assert read.err == f"warning: {photo}: {result['warning']}\n", name
+        assert main(["read", photo, "--calibration", profile]) == 0, name
+        read = capsys.readouterr()
+        assert "pip dice read" in read.out and read.err.startswith(f"warning: {photo}: "), name
 
 
 def test_summary_says_when_an_arrow_s_bearing_was_not_read():
@@ -97,8 +131,6 @@ def test_summary_asks_to_check_dice_read_with_doubt():
 
 
 def test_annotated_scatter_arrow_follows_the_die_and_is_labelled_in_full():
-    import numpy as np
-
     from station.cli.commands.read import SPECIAL, annotate
     from station.vision.types import DetectedDie
 

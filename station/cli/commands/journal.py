@@ -1,4 +1,5 @@
-"""`station journal list|show|export|stats`: what the station read, resolved and measured."""
+"""`station journal list|show|export|stats|verify`: what the station read, resolved and
+measured, and whether it is still as the station wrote it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +39,18 @@ def register(registry) -> None:
     p.add_argument("--format", choices=("csv", "json"), default="json")
     p = journal_arg(registry.command(
         "journal stats", "are the dice fair? face counts per colour and kind, chi-square", stats))
+    p.add_argument("--json", action="store_true")
+    p = journal_arg(registry.command(
+        "journal verify", "is every entry as the station wrote it? checks the seals", verify,
+        description="Check every entry's seal: exit status 0 when the journal is as the station "
+                    "wrote it, 1 when an entry was changed, deleted or added by hand (each "
+                    "named), 2 when the file cannot be read. Prints the head: the last entry's "
+                    "id and seal, as the station's screen shows them."))
+    p.add_argument("--head", metavar="ID:SEAL", type=written_head, action="append", default=[],
+                   help="a seal written down from the screen's journal line, e.g. "
+                        "42:3fa9c2e107bd: the entry must still carry it (repeatable)")
+    p.add_argument("--key", metavar="FILE",
+                   help="the key the station seals with (journal.key_file in its configuration)")
     p.add_argument("--json", action="store_true")
 
 
@@ -110,7 +124,7 @@ def show_entry(args) -> int:
 
 
 CSV_COLUMNS = ("id", "at", "kind", "action", "headline", "parent", "outcome", "dice", "odds",
-               "rules", "inches", "raw_mm", "problem")
+               "rules", "inches", "raw_mm", "problem", "seal")
 
 
 def export(args) -> int:
@@ -129,8 +143,57 @@ def export(args) -> int:
             writer.writerow([e.id, e.at, e.kind, e.action, e.headline, e.parent or "",
                              d.get("outcome", ""), dice, d.get("odds", ""),
                              " ".join(d.get("rules", [])), d.get("inches", ""),
-                             d.get("raw_mm", ""), d.get("problem", "")])
+                             d.get("raw_mm", ""), d.get("problem", ""), e.seal or ""])
     return 0
+
+
+# "42:3fa9c2e107bd", "#42 3fa9c2e107bd", or the screen's "journal #42 · seal 3fa9c2e107bd"
+HEAD = re.compile(r"(?:journal\s+)?#?(\d{1,18})(?:\s*[:·]\s*|\s+)(?:seal\s+)?([0-9a-f]{8,64})",
+                  re.IGNORECASE)
+MAX_PROBLEMS = 20           # lines of problems printed; --json lists them all
+
+
+def written_head(text: str) -> tuple[int, str]:
+    """--head: an entry's id and the start of its seal, as HEAD reads them."""
+    match = HEAD.fullmatch(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the entry's id and its seal as the screen shows them, e.g. "
+            "42:3fa9c2e107bd (at least 8 hex digits)")
+    return int(match[1]), match[2].lower()
+
+
+def verify(args) -> int:
+    from station.journal.seal import CannotVerify, load_key, short
+    try:
+        key = load_key(Path(args.key).expanduser(), private=False) if args.key else None
+    except ValueError as error:
+        raise UsageError(f"--key: {error}. Give the file journal.key_file names in the "
+                         "station's configuration") from None
+    with _open(args) as journal:
+        try:
+            verdict = journal.verify(key, dict(args.head))
+        except CannotVerify as error:
+            raise UsageError(f"{error}: give the station's key with --key FILE "
+                             "(journal.key_file in its configuration)") from None
+    if args.json:
+        print(json.dumps({"journal": str(args.journal), **verdict.to_json()}, indent=1))
+        return 0 if verdict.intact else 1
+    problems = verdict.problems
+    print(f"{args.journal}: " + ("intact" if verdict.intact else
+                                 f"NOT intact, {len(problems)} problem{'s' * (len(problems) > 1)}"))
+    for problem in problems[:MAX_PROBLEMS]:
+        print(f"  {problem.text}")
+    if len(problems) > MAX_PROBLEMS:
+        print(f"  ... and {len(problems) - MAX_PROBLEMS} more (--json lists them all)")
+    print(f"  {verdict.sealed} {'entry' if verdict.sealed == 1 else 'entries'} sealed"
+          + (f", with the key {verdict.key} from #{verdict.keyed_from} on" if verdict.key else "")
+          + (f"; {verdict.unsealed} unsealed, written before the station sealed its entries "
+             "(nothing shows whether they were changed)" if verdict.unsealed else ""))
+    if verdict.head is not None:
+        head_id, seal = verdict.head
+        print(f"  head #{head_id} {short(seal) or '(no seal)'}")
+    return 0 if verdict.intact else 1
 
 
 def stats(args) -> int:

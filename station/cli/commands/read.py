@@ -52,6 +52,7 @@ def run(args) -> int:
     import cv2
 
     from station.vision import read_tray
+    from station.vision.calibration import moved_warning
 
     calibration = _load_calibration(args.calibration) if args.calibration else None
     faces = _load_faces(args.faces) if args.faces else None
@@ -68,14 +69,24 @@ def run(args) -> int:
             _report_error(args, path, f"cannot read {path}: {problem}")
             continue
         try:
+            # A photo is checked in the whole frame: a camera turned far since calibration
+            # puts the markers elsewhere, and bearings would be silently wrong.
+            moved = calibration is not None and \
+                calibration.markers_in_place(image, whole_frame=True) is False
             dice = read_tray(image, calibration, expect_special=args.expect_special,
                              faces=faces)
         except ValueError as error:
             failed = True
             _report_error(args, path, f"cannot read the dice in {path}: {error}")
             continue
+        warning = moved_warning(args.calibration) if moved else None
+        if warning:
+            print(f"warning: {path}: {warning}", file=sys.stderr, flush=True)
         if args.json:
-            print(json.dumps({"image": path, "dice": [d.to_json() for d in dice]}), flush=True)
+            result = {"image": path, "dice": [d.to_json() for d in dice]}
+            if warning:
+                result["warning"] = warning
+            print(json.dumps(result), flush=True)
         else:
             print(summary(path, dice), flush=True)
         if args.annotate:

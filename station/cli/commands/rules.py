@@ -161,6 +161,10 @@ def render(outcome: Outcome, seed: int | None = None) -> str:
     lines.append(f"  rules  {', '.join(outcome.rules)}")
     if outcome.rerollable:
         lines.append("  re-roll allowed (DICE-4): run again with reroll=1")
+    elif outcome.reroll_passed:
+        lines.append(f"  no re-roll now (DICE-4): {outcome.reroll_passed} could be re-rolled "
+                     "only before the next dice; to take that re-roll, run again with reroll=1 "
+                     "and its dice after the first roll's")
     return "\n".join(lines)
 
 

@@ -1,0 +1,258 @@
+"""Seals: each journal entry carries a SHA-256 over the seal of the entry before it and
+everything the entry holds, so an entry changed, deleted or added by hand after the station
+wrote it breaks the chain (`station journal verify`).
+
+An entry's seal covers its id, time, kind, action, headline and data as stored, its frame
+(by its SHA-256), its rows in the `dice` table and, for an outcome, the ids of the readings
+linked to it. A reading's own link (`parent`) is set when its outcome is written, in the
+outcome's transaction, so it is sealed with the outcome rather than with the reading.
+
+A seal is stored as SCHEME:HEX. SCHEME is `sha256`, or `hmac-KEYID` when the station has a
+key (journal.key_file): HMAC-SHA256, which nobody without the key can make again. KEYID
+names the key (a hash of it, not the key) so that verifying with the wrong one says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERSION = "station journal seal 1"      # in every sealed message: a later format is told apart
+PLAIN = "sha256"
+# What players write down: 12 hex digits are 48 bits, so a chain rewritten without the key
+# would need some 10^14 tries to come out with the seal they noted at that id.
+HEAD_DIGITS = 12
+
+
+def key_id(key: bytes) -> str:
+    return hashlib.sha256(b"station journal key id\0" + key).hexdigest()[:8]
+
+
+def scheme_of(key: bytes | None) -> str:
+    return PLAIN if key is None else f"hmac-{key_id(key)}"
+
+
+def scheme(seal: Any) -> str | None:
+    """The scheme a stored seal names; None if it is not a seal at all."""
+    return seal.rpartition(":")[0] if isinstance(seal, str) else None
+
+
+def key_of(stored: Any) -> str | None:
+    """The id of the key a stored seal was made with; None when it was made without one."""
+    name = scheme(stored) or ""
+    return name.removeprefix("hmac-") if name.startswith("hmac-") else None
+
+
+def make_seal(prev: Any, content: list[Any], key: bytes | None) -> str:
+    """The seal of an entry holding `content` (as store.Journal reads it back) after an
+    entry sealed `prev` ("" for the first)."""
+    message = json.dumps([VERSION, prev, *content], ensure_ascii=True, separators=(",", ":"),
+                         default=_blob).encode()
+    mac = hashlib.sha256(message) if key is None else hmac.new(key, message, hashlib.sha256)
+    return f"{scheme_of(key)}:{mac.hexdigest()}"
+
+
+def _blob(value: Any) -> Any:
+    if isinstance(value, bytes):        # a frame: its hash stands for it
+        return {"sha256": hashlib.sha256(value).hexdigest()}
+    raise TypeError(f"cannot seal {type(value).__name__}")
+
+
+def digest(seal: Any) -> str:
+    """The hex digits of a stored seal ("" when there is none)."""
+    return seal.rpartition(":")[2] if isinstance(seal, str) else ""
+
+
+def short(seal: Any) -> str:
+    """A seal as the screen shows it and players write it down: its first hex digits."""
+    return digest(seal)[:HEAD_DIGITS]
+
+
+def matches(stored: Any, prev: Any, content: list[Any], key: bytes | None) -> bool:
+    """Does the seal `stored` belong to `content` after `prev`, made as its scheme says?"""
+    made_with = scheme(stored)
+    if made_with == PLAIN or key is not None and made_with == scheme_of(key):
+        return stored == make_seal(prev, content, None if made_with == PLAIN else key)
+    return False
+
+
+class CannotVerify(Exception):
+    """The seals were made with a key that was not given: the message says which."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    first: int              # the entries concerned, first to last
+    last: int
+    change: str             # one of CHANGES
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"first": self.first, "last": self.last, "change": self.change, "text": self.text}
+
+
+CHANGES = ("deleted", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
+
+
+@dataclass
+class Verdict:
+    sealed: int = 0                     # entries with a seal, right or wrong
+    unsealed: int = 0                   # entries written before the journal was sealed
+    key: str | None = None              # the key the seals are made with, from `keyed_from` on
+    keyed_from: int | None = None
+    head: tuple[int, Any] | None = None     # the last entry's id and seal
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def intact(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"intact": self.intact, "sealed": self.sealed, "unsealed": self.unsealed,
+                "key": self.key, "keyed_from": self.keyed_from,
+                "head": None if self.head is None else
+                {"id": self.head[0], "seal": short(self.head[1])},
+                "problems": [p.to_json() for p in self.problems]}
+
+
+def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None
+           ) -> Verdict:
+    """Walk the entries (store.Journal.chain()) and say what does not match its seal.
+
+    `heads`: entry id -> the start of its seal as players wrote it down (the screen's
+    journal line). Each entry is checked against the stored seal of the entry before it, so
+    a change shows where it was made, and entries after it that were left alone still
+    verify. An entry inserted among the others needs the later ones renumbered (ids are
+    sealed): it shows as a run of broken entries, or, without a seal, as an unsealed one.
+    CannotVerify when keyed seals meet no key or another key."""
+    verdict, heads = Verdict(), heads or {}
+    broken: list[Problem] = []          # one entry each; runs of them are merged at the end
+    kinds: dict[int, Any] = {}
+    links: list[tuple[int, Any]] = []
+    seen: dict[int, Any] = {}           # the seals of the entries in `heads`
+    last_id, prev, explained, first_sealed = 0, "", False, 0
+    for entry in chain:
+        kinds[entry.id] = entry.kind
+        if entry.parent is not None:
+            links.append((entry.id, entry.parent))
+        if entry.id in heads:
+            seen[entry.id] = entry.seal
+        verdict.head = (entry.id, entry.seal)
+        if entry.id != last_id + 1:     # ids are given one after another: a gap is a deletion
+            missing = f"#{last_id + 1}" + (f"-#{entry.id - 1}" if entry.id - 1 > last_id + 1 else "")
+            verdict.problems.append(Problem(
+                last_id + 1, entry.id - 1, "deleted",
+                f"{missing} deleted: the ids go from #{last_id} to #{entry.id}" if last_id
+                else f"{missing} deleted: the ids start at #{entry.id}"))
+            explained = True            # the entry after a deleted one cannot chain
+        last_id = entry.id
+
+        if not entry.seal:
+            if verdict.sealed:
+                broken.append(Problem(entry.id, entry.id, "unsealed", (
+                    "has no seal, though the entries before it have: added or changed by hand "
+                    "(or written by a station older than seals)")))
+            else:
+                verdict.unsealed += 1
+            # after a seal was removed, the next entry cannot chain: that problem says why
+            prev, explained = "", verdict.sealed > 0
+            continue
+        verdict.sealed += 1
+        first_sealed = first_sealed or entry.id
+        made_with = key_of(entry.seal)
+        if made_with is not None and verdict.key is None:
+            if key is None or key_id(key) != made_with:
+                raise CannotVerify(
+                    f"the entries from #{entry.id} on are sealed with the key {made_with}"
+                    + (f", not the one given ({key_id(key)})" if key is not None else ""))
+            verdict.key, verdict.keyed_from = made_with, entry.id
+        if verdict.key is not None and made_with is None:
+            broken.append(Problem(entry.id, entry.id, "unkeyed", (
+                f"is sealed without the key, though the entries from #{verdict.keyed_from} on "
+                "are sealed with it: sealed again by someone without the key")))
+        elif not matches(entry.seal, prev, entry.content, key) and not explained:
+            broken.append(Problem(entry.id, entry.id, "edited", (
+                "changed since it was written: it no longer matches its seal (its text, data, "
+                "frame, dice or the readings linked to it)")))
+        prev, explained = entry.seal, False
+    if broken and broken[-1].first == last_id and broken[-1].change == "edited":
+        # nothing after it to say it was there before: it may have been appended
+        broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")
+
+    if key is not None and verdict.key is None and verdict.sealed:
+        # A station with a key never goes on without it (store.Journal refuses): a journal
+        # verified with a key yet sealed without one was sealed again by someone else.
+        verdict.problems.append(Problem(first_sealed, last_id, "unkeyed", (
+            f"no entry is sealed with the key given ({key_id(key)}): the station had no key, "
+            "or someone without it sealed the journal again")))
+    verdict.problems += _runs(broken)
+    verdict.problems += [
+        Problem(entry_id, entry_id, "link",
+                f"#{entry_id} is linked to #{parent}, which is not an outcome written after it: "
+                "the link was changed by hand")
+        for entry_id, parent in links
+        if not isinstance(parent, int) or parent <= entry_id or kinds.get(parent) != "outcome"]
+    for entry_id, written in heads.items():
+        found = digest(seen.get(entry_id))
+        if found and found.startswith(written):
+            continue
+        verdict.problems.append(Problem(entry_id, entry_id, "head", (
+            f"#{entry_id} was written down with the seal {written}, but it is not in the journal"
+            if entry_id not in seen else
+            f"#{entry_id} was written down with the seal {written}, but it has "
+            + (found[:len(written)] if found else "no seal")
+            + ": it was noted wrong, or the journal was changed at or before it and sealed "
+              "again")))
+    verdict.problems.sort(key=lambda p: (p.first, CHANGES.index(p.change)))
+    return verdict
+
+
+def _runs(broken: list[Problem]) -> list[Problem]:
+    """Entries one after another broken the same way, as one problem: a chain rewritten
+    from some entry on, or ids renumbered after an insertion, fail at every later entry."""
+    runs: list[list[Problem]] = []
+    for problem in broken:
+        if runs and runs[-1][-1].last + 1 == problem.first and runs[-1][-1].change == problem.change:
+            runs[-1].append(problem)
+        else:
+            runs.append([problem])
+    merged = []
+    for run in runs:
+        first, last = run[0].first, run[-1].last
+        if len(run) == 1:
+            merged.append(Problem(first, last, run[0].change, f"#{first} {run[0].text}"))
+        elif run[0].change == "edited":
+            merged.append(Problem(first, last, "rewritten", (
+                f"#{first}-#{last} do not match their seals: changed from #{first} on (several "
+                "entries changed, or one inserted or deleted just before and the later ones "
+                "renumbered)")))
+        else:
+            merged.append(Problem(first, last, run[0].change,
+                                  f"#{first}-#{last}: each {run[0].text}"))
+    return merged
+
+
+MIN_KEY_BYTES = 16      # 128 bits: a shorter secret could be guessed
+
+
+def load_key(path: Path, *, private: bool) -> bytes:
+    """The secret in a key file: its bytes, without the line end an editor adds. ValueError
+    saying what is wrong; `private` (the station's own key): also when every user of the
+    machine can read it."""
+    try:
+        key = path.read_bytes().strip()
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise ValueError(f"cannot read {path} ({error.strerror or error})") from None
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(f"{path} holds {len(key)} bytes; a key needs at least {MIN_KEY_BYTES}")
+    if private and mode & stat.S_IROTH:
+        raise ValueError(f"{path} can be read by every user of this machine")
+    return key
