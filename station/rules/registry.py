@@ -90,6 +90,7 @@ class Param:
     help: str
     default: Any = REQUIRED
     arg: str = ""  # the ruling's keyword when the name is a Python keyword ("def")
+    no_tape: str = ""  # why a laser tape cannot give this distance (MEAS-2), if it cannot
 
     @property
     def required(self) -> bool:

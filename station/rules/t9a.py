@@ -166,7 +166,9 @@ def sequence(rec: Record, which: str) -> Outcome:
 @action("t9a.engaged", "Are two units engaged? (base contact, no dice)",
         rules=("T9A-ENG-1", "MEAS-1"),
         params=(Param("gap", INCHES, "the base-to-base distance between the closest models"
-                      " of the two units (MEAS-1)"),))
+                      " of the two units (MEAS-1)",
+                      no_tape="base contact is a gap of 0, which no laser spot can measure: "
+                              "look, then give gap=0 or the gap"),))
 def engaged(rec: Record, gap: float) -> Outcome:
     """T9A-ENG-1: engaged when any model is in base contact (a gap of 0, MEAS-1)."""
     touching = gap <= 1e-6

@@ -55,6 +55,8 @@ def tape_param(choice: ActionChoice) -> TapeParam | None:
     if param is None or param.type is not INCHES:
         raise ValueError(f"{name}={value}: only a distance in inches can come from the laser "
                          "tape (`station actions` shows each parameter's type)")
+    if param.no_tape:
+        raise ValueError(f"{name}={value}: {param.no_tape}")
     base = value.partition(":")[2]
     if not base:
         return TapeParam(name, None)

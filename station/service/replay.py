@@ -5,7 +5,7 @@ from __future__ import annotations
 from station.display.screen import DieMark, Screen, TrayView
 from station.journal import Entry, Journal
 from station.journal.seal import short
-from station.service.screens import outcome_screen
+from station.service.screens import measurement_details, outcome_screen
 from station.service.tray_source import decode_jpeg
 
 
@@ -43,9 +43,10 @@ def screen_of(journal: Journal, entry: Entry) -> Screen:
                       seal=short(entry.seal),
                       prompt=f"reading #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC",
                       level="warn" if data.get("problem") else "info")
-    data = entry.data
+    warning = entry.data.get("warning")       # live, the prompt said it
     return Screen(state="measured", action=entry.action, headline=entry.headline,
-                  details=[f"{data.get('mm', 0):.0f} mm from the reference edge",
-                           f"raw reading {data.get('raw_mm', 0):.1f} mm ({data.get('device', '?')})"],
-                  rules=["MEAS-1", "MEAS-2"], entry_id=entry.id, seal=short(entry.seal),
+                  details=measurement_details(entry.action, entry.data)
+                  + ([f"warning: {warning}"] if warning else []),
+                  level="warn" if warning else "info", rules=["MEAS-1", "MEAS-2"],
+                  entry_id=entry.id, seal=short(entry.seal),
                   prompt=f"measurement #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC")

@@ -38,6 +38,19 @@ def deciding_steps(steps: list[dict[str, Any]], headline: str = "",
     return [steps[i]["text"] for i in chosen], chosen.index(decided[0]) if decided else None
 
 
+def measurement_details(action: str, data: dict[str, Any]) -> list[str]:
+    """The detail lines of a measurement (its JSON): live, and redrawn by `journal show`."""
+    state = "calibrated" if data.get("calibrated") else "uncalibrated"
+    details = [f"{data.get('mm', 0):.0f} mm from the reference edge ({state})",
+               f"raw reading {data.get('raw_mm', 0):.1f} mm ({data.get('device', '?')})"]
+    if data.get("param"):                     # a ruling's distance (`distance=tape`)
+        radius = data.get("base_radius_mm")
+        base = (f" (the target's {2 * radius:g} mm base: its radius taken off)" if radius
+                else " (base edge to base edge)")
+        details.insert(0, f"{data['param']}={data['base_to_base_inches']:g} for {action}{base}")
+    return details
+
+
 def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | None, *,
                    position: tuple[int, int], reroll_offered: bool = False,
                    seal: str = "") -> Screen:
@@ -52,7 +65,6 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
         details = ["dice typed in with the buttons, not read by the camera", *details]
         key = None if key is None else key + 1
     prompt = ("RE-ROLL if a rule grants one (DICE-4), or ROLL again" if reroll_offered
-              else "MEASURE again, NEXT action" if data.get("measured") and not data.get("dice")
               else "ROLL again, NEXT action, MEASURE")
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
     if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it

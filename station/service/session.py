@@ -35,7 +35,7 @@ from station.rules.faces import DiceExhausted, RerollNow
 from station.service.laser import LaserError
 from station.service.measured import Measured, base_to_base, tape_param, with_distance
 from station.service.memory import release_freed_memory
-from station.service.screens import outcome_screen, outcome_words
+from station.service.screens import measurement_details, outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ class Resolved:
     outcome: Any
     entry_id: int
     rerolled: bool
+    measured: Measured | None = None    # the tape's distance it took (a re-roll takes it too)
 
 
 class Session:
@@ -154,7 +155,7 @@ class Session:
     def roll(self, *, manual: bool, again: Resolved | None = None) -> None:
         """Run the chosen ruling on the tray; `again`: re-roll that outcome (DICE-4)."""
         choice, params = self.choice, dict(self.params[self.index])
-        measured, tape = None, self.tapes[self.index]
+        measured, tape = (again.measured if again else None), self.tapes[self.index]
         if again is None and tape is not None:
             if self.measured is None:
                 self.idle(f"MEASURE first: {choice.name} takes its {tape.name} from the "
@@ -180,10 +181,11 @@ class Session:
                 try:
                     outcome = rules.resolve(choice.ruling, params, tray)
                 except RerollNow as now:     # RE-ROLL before the ruling's next dice (DICE-4)
-                    outcome = rules.reroll_now(choice.ruling, params, now.faces, tray)
                     rerolled = True
+                    outcome = rules.reroll_now(choice.ruling, params, now.faces, tray)
         except Cancelled as why:
-            self.idle(self._abandoned(choice, again, tray.readings, str(why)), level="warn")
+            self.idle(self._abandoned(choice, again, tray.readings, str(why), rerolled),
+                      level="warn")
             return
         except CameraError as error:
             self.hardware["camera"] = str(error)
@@ -202,31 +204,34 @@ class Session:
             data["measured"] = measured.to_json()
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
-        self.last = Resolved(choice, params, outcome, entry_id, rerolled=rerolled)
+        self.last = Resolved(choice, params, outcome, entry_id, rerolled, measured)
         self.set_state("resolved", outcome_screen(
             data, tray.rolls, entry_id,
             position=(self.index + 1, len(self.actions)),
             reroll_offered=self.reroll_allowed(), seal=short(self.journal.seal_of(entry_id))))
 
     def _abandoned(self, choice: ActionChoice, again: Resolved | None, readings: list[int],
-                   why: str) -> str:
+                   why: str, rerolled: bool) -> str:
         """A ruling given up (NEXT, a timeout) after some of its dice were read: the players
         have seen them, so they are not undone. They are journalled as an abandoned outcome,
-        and a re-roll whose dice were seen is used (DICE-4): else NEXT would give a second."""
+        and a re-roll whose dice were seen is used (DICE-4): else NEXT would give a second.
+        `rerolled`: a re-roll was taken in it (after a result, or before its next dice)."""
         if not readings:
             return f"{why}."
-        used = again is not None
-        steps = [{"rule": "DICE-4", "text": "the re-roll was given up after its dice were read: "
-                                            "it is used; the first result stands"}] if used else []
+        step = ("the re-roll was given up after its dice were read: it is used; the first "
+                "result stands" if again is not None else
+                "a roll was re-rolled before the ruling was given up: the re-roll is used")
+        steps = [{"rule": "DICE-4", "text": step}] if rerolled else []
         data = {"action": choice.ruling, "outcome": "abandoned", "headline": "ABANDONED",
                 "action_name": choice.name, "command": choice.command, "reason": why,
-                "steps": steps, "rules": ["DICE-4"] if used else [],
-                "reroll_of": again.entry_id if used else None}
+                "steps": steps, "rules": ["DICE-4"] if rerolled else [],
+                "reroll_of": again.entry_id if again is not None else None}
         entry_id = self.journal.add_outcome(choice.name, "ABANDONED", data, readings)
-        if used:
+        if again is not None:
             self.last = dataclasses.replace(again, rerolled=True)
             return (f"{why}: the re-roll's dice were read, so it is used (DICE-4); the first "
                     f"result stands (journal #{entry_id}).")
+        self.last = None        # dice of a newer roll were seen: an older result is not re-rolled
         return f"{why}: the dice read so far are journalled (#{entry_id})."
 
     def reroll_allowed(self) -> bool:
@@ -266,6 +271,8 @@ class Session:
             if reading is None:               # already shown with an earlier press's intent
                 return
         except LaserError as error:
+            if self.tapes[self.index]:        # the players aimed at a new target: the old
+                self.measured = None          # distance is not its distance
             if error.lost:                    # listed on every screen until it is back
                 self.hardware["laser"] = str(error)
             else:                             # it answered, with an error: it is there
@@ -283,23 +290,17 @@ class Session:
         # to 0.01 in where a ruling takes it: 10.04 in is out of RNG 10
         headline = f"{inches:.2f} in" if tape else f"{inches:.1f} in"
         entry_id = self.journal.add_measurement(choice.name, headline, data)
-        state = "calibrated" if reading.calibrated else "uncalibrated"
-        details = [f"{reading.mm:.0f} mm from the reference edge ({state})",
-                   f"raw reading {reading.raw_mm:.1f} mm ({reading.device})"]
-        prompt = "MEASURE again, ROLL for the dice"
+        prompt = reading.warning or "MEASURE again, ROLL for the dice"
         if tape:
-            self.measured = Measured(tape.name, inches, entry_id)
-            details.insert(0, f"{tape.name}={inches:g} for {choice.name}" + (
-                f" (the target's {tape.base_mm:g} mm base: its radius taken off)"
-                if tape.base_mm is not None else " (base edge to base edge)"))
-            if not rules.get(choice.ruling).dice and not reading.warning:
-                self.roll(manual=False)           # nothing to roll: the distance decides
-                return
-            prompt = f"ROLL: {choice.name} at {inches:g} in; MEASURE again to change it"
+            # a doubtful reading (the tape measuring from another edge) is not the target's
+            self.measured = None if reading.warning else Measured(tape.name, inches, entry_id)
+            prompt = (f"{reading.warning}: ROLL will not take it, MEASURE again"
+                      if reading.warning else
+                      f"ROLL: {choice.name} at {inches:g} in; MEASURE again to change it")
         self.set_state("measured", self.base_screen(
-            "measured", headline=headline, details=details, rules=["MEAS-1", "MEAS-2"],
-            entry_id=entry_id, seal=short(self.journal.seal_of(entry_id)),
-            prompt=reading.warning or prompt,
+            "measured", headline=headline, details=measurement_details(choice.name, data),
+            rules=["MEAS-1", "MEAS-2"], entry_id=entry_id,
+            seal=short(self.journal.seal_of(entry_id)), prompt=prompt,
             level="warn" if reading.warning else "info"))
 
     # --- screens ---------------------------------------------------------------------

@@ -1,5 +1,9 @@
 """Ruling parameters the laser tape gives (`distance=tape`): MEASURE, then ROLL."""
 
+import csv
+import dataclasses
+import io
+
 import pytest
 
 from station.cli import main
@@ -7,14 +11,16 @@ from station.config import ActionChoice
 from station.controls import Intent
 from station.laser.codec import Reading
 from station.laser.measurement import convert
+from station.service.laser import LaserError
 from station.service.measured import TapeParam, base_to_base, tape_param
+from station.service.replay import screen_of
 
 from .test_run import small_config
 from .test_session import Laser, make
 
 SPEAR_AT = ActionChoice("Impaler spear", "wm.ranged",
                         {"rat": "5", "def": "13", "rng": "8", "distance": "tape"})
-ENGAGED = ActionChoice("Engaged?", "t9a.engaged", {"gap": "tape:40"})
+ENGAGED = ActionChoice("Engaged?", "t9a.engaged", {"gap": "tape"})
 ROLL_2D6 = ActionChoice("Roll 2D6", "dice.roll", {"expr": "2D6"})
 
 
@@ -62,16 +68,52 @@ def test_next_forgets_the_measured_distance(tmp_path):
     assert "MEASURE first" in shown[-1].prompt and outcomes(session) == []
 
 
-def test_a_ruling_without_dice_is_decided_by_the_measurement(tmp_path):
-    # the spot on a model of a 40 mm base, 20 mm past its edge: in contact (T9A-ENG-1)
-    session, _, shown = make(tmp_path, [ENGAGED], laser=Laser([20.0, 45.4]))
+def test_a_failed_or_doubtful_measurement_leaves_no_distance(tmp_path):
+    # the players aim at a new target: a failed MEASURE must not leave the last one's distance
+    warned = dataclasses.replace(convert("glm", Reading(100.0), None),
+                                 warning="the device now measures from edge 1")
+    laser = Laser([254.0, LaserError("no answer in 4 s"), 254.0])
+    laser.answers.append(warned)
+    session, _, shown = make(tmp_path, [SPEAR_AT], laser=laser)
     session.handle(Intent.MEASURE)
-    assert shown[-1].state == "resolved" and "T9A-ENG-1" in shown[-1].rules
-    assert shown[-1].prompt == "MEASURE again, NEXT action"
-    assert outcomes(session)[-1].data["engaged"] is True
-    session.handle(Intent.MEASURE)                  # 25.4 mm past the radius: 1 in apart
-    assert outcomes(session)[-1].data["engaged"] is False
-    assert outcomes(session)[-1].data["params"]["gap"] == 1.0
+    session.handle(Intent.MEASURE)
+    session.handle(Intent.ROLL)
+    assert "MEASURE first" in shown[-1].prompt and outcomes(session) == []
+    session.handle(Intent.MEASURE)
+    session.handle(Intent.MEASURE)                  # a reading from another edge
+    assert shown[-1].level == "warn" and "ROLL will not take it" in shown[-1].prompt
+    session.handle(Intent.ROLL)
+    assert "MEASURE first" in shown[-1].prompt and outcomes(session) == []
+
+
+def test_a_reroll_takes_the_distance_of_the_roll_it_rerolls(tmp_path):
+    spear = ActionChoice("Spear", "wm.ranged", {"rat": "5", "def": "30", "rng": "8",
+                                                 "distance": "tape"})
+    session, _, shown = make(tmp_path, [spear], laser=Laser([152.4, 101.6]))
+    session.handle(Intent.MEASURE)                  # 6 in
+    session.handle(Intent.ROLL)
+    session.handle(Intent.MEASURE)                  # 4 in: the next target's
+    session.handle(Intent.REROLL)
+    first, again = outcomes(session)
+    assert again.data["reroll_of"] == first.id
+    assert again.data["measured"] == first.data["measured"]
+    assert again.data["params"]["distance"] == 6.0
+
+
+def test_base_contact_is_not_taken_from_the_tape():
+    with pytest.raises(ValueError, match="no laser spot can measure"):
+        tape_param(ENGAGED)
+
+
+def test_a_tape_measurement_is_redrawn_and_exported_with_the_distance_it_gave(tmp_path, capsys):
+    session, _, shown = make(tmp_path, [SPEAR_AT], laser=Laser([274.0]))
+    session.handle(Intent.MEASURE)
+    entry = next(session.journal.entries(kind="measurement"))
+    assert screen_of(session.journal, entry).details == shown[-1].details
+    assert main(["journal", "export", "--format", "csv",
+                 "--journal", str(tmp_path / "j.sqlite")]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["base_to_base_in"] == "10.79" and rows[0]["inches"] == "10.787"
 
 
 def test_measurements_for_other_actions_change_nothing(tmp_path):

@@ -11,7 +11,7 @@ from station.camera import CameraError
 from station.camera.synthetic import SyntheticTray
 from station.journal import Journal
 from station.laser.codec import Reading
-from station.laser.measurement import convert
+from station.laser.measurement import Measurement, convert
 from station.service.laser import LaserError
 from station.service.session import Session
 from station.vision.types import DetectedDie
@@ -35,7 +35,7 @@ class Laser:
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
-        return convert("glm", Reading(answer), None)
+        return answer if isinstance(answer, Measurement) else convert("glm", Reading(answer), None)
 
 
 def truth_reader(tray):
@@ -301,3 +301,39 @@ def test_a_reroll_is_chosen_before_the_deviation_is_rolled(tmp_path):
     assert len(session.journal.readings_of(outcome.id)) == 4
     session.handle(Intent.REROLL)
     assert "no die is re-rolled more than once (DICE-4)" in shown[-1].prompt
+
+
+def test_a_roll_given_up_after_its_dice_were_read_ends_the_older_results_reroll(tmp_path):
+    # DEF 16, boosted: the first attack hits (re-rollable), the second misses and is given
+    # up while its deviation is asked for: RE-ROLL must not re-roll the first attack then
+    bomb = ActionChoice("Bomb", "wm.aoe", {"rat": "5", "def": "16", "pow": "12", "aoe": "3",
+                                           "rng": "10", "distance": "8", "boosted": "1"})
+    session, _, shown = make(tmp_path, [bomb])
+    session.handle(Intent.ROLL)
+    assert shown[-1].reroll_offered
+    prompt = session.prompt
+    session.prompt = lambda *args, **kw: (prompt(*args, **kw), kw.get("reroll_offered")
+                                          and session.intents.put(Intent.NEXT))
+    session.handle(Intent.ROLL)
+    assert list(session.journal.entries(kind="outcome"))[-1].data["outcome"] == "abandoned"
+    session.handle(Intent.REROLL)
+    assert "nothing to re-roll yet" in shown[-1].prompt
+
+
+def test_a_ruling_given_up_after_a_reroll_before_its_next_dice_journals_the_reroll(tmp_path):
+    session, _, shown = make(tmp_path, [FIRE_BOMB])
+    offered = []
+
+    def press(state, headline, text, **kw):       # RE-ROLL when offered, NEXT at the deviation
+        prompt(state, headline, text, **kw)
+        if kw.get("reroll_offered"):
+            offered.append(text)
+            session.intents.put(Intent.REROLL)
+        elif offered and state == "waiting" and "deviation" in text:
+            session.intents.put(Intent.NEXT)
+    prompt, session.prompt = session.prompt, press
+    session.handle(Intent.ROLL)
+    abandoned = list(session.journal.entries(kind="outcome"))[-1]
+    assert abandoned.data["outcome"] == "abandoned" and abandoned.data["rules"] == ["DICE-4"]
+    assert "re-roll is used" in abandoned.data["steps"][0]["text"]
+    assert len(session.journal.readings_of(abandoned.id)) == 2      # the roll and its re-roll

@@ -124,7 +124,7 @@ def show_entry(args) -> int:
 
 
 CSV_COLUMNS = ("id", "at", "kind", "action", "headline", "parent", "outcome", "dice", "odds",
-               "rules", "inches", "raw_mm", "problem", "seal")
+               "rules", "inches", "base_to_base_in", "raw_mm", "problem", "seal")
 
 
 def export(args) -> int:
@@ -143,7 +143,7 @@ def export(args) -> int:
             writer.writerow([e.id, e.at, e.kind, e.action, e.headline, e.parent or "",
                              d.get("outcome", ""), dice, d.get("odds", ""),
                              " ".join(d.get("rules", [])), d.get("inches", ""),
-                             d.get("raw_mm", ""), d.get("problem", ""), e.seal or ""])
+                             d.get("base_to_base_inches", ""), d.get("raw_mm", ""), d.get("problem", ""), e.seal or ""])
     return 0
 
 
