@@ -192,30 +192,56 @@ def render_compact(screen: Screen, size: tuple[int, int] = (128, 64)) -> Image.I
     big = screen.headline or screen.state_label
     prompt = _compact_prompt(draw, screen.prompt or _hint(screen), line, width, spaced)
     lift = (len(prompt) - 1) * line               # a prompt on two lines takes from the result
-    room = height - 2 * line - rule - 8 - lift    # between the rule under the action and the chance
-    # a screen with room for more (320x240) shows the details under the result: the dice
-    # read and the rule's arithmetic, as the full layout does; in the largest letters and
-    # details that show them whole, else the smallest (at 320x240 the three steps of a
-    # ranged attack were cut to a line each in 24 px letters, under a 60 px MISS)
-    result, shown = _fitted(draw, big, room, width, bold=True), []
-    if screen.details and height >= COMPACT_DETAILS_FROM:
-        for big_size, detail_size in itertools.product(
-                (round(height / 4), round(height / 5)), range(max(9, round(line * 0.7)), 8, -1)):
-            result, small = _fitted(draw, big, min(room, big_size), width, bold=True), font(detail_size)
-            below = _bottom(draw, (width / 2, rule + 4), result, "mt") + 4
-            shown, whole = _detail_lines(draw, screen, small, width,
-                                         height - 2 * line - 8 - lift - below, 0)
-            if whole:
-                break
+    # the journal id and seal, for players to note (`journal verify --head`), on a line of its
+    # own where the screen has room for it beside the details whole; a 128x64 OLED has none
+    # (the web display and `journal show` give it)
+    small_line = max(9, round(line * 0.6))        # a reference, not for reading across the table
+    journals = [screen.journal_line()] if screen.entry_id is not None and \
+        height >= COMPACT_DETAILS_FROM else []
+    for journal in [*journals, ""]:
+        below = lift + (small_line if journal else 0)
+        result, shown, small, whole = _compact_body(draw, screen, big, rule, line, size, below)
+        if whole:
+            break
+    lift = below
     _draw_fitted(draw, (width / 2, rule + 4), result, white, "mt")
     y = _bottom(draw, (width / 2, rule + 4), result, "mt") + 4
     for lines in shown:
         y = _draw_lines(draw, (0, y), lines, small, white)
     under = "  ".join(x for x in (screen.odds_percent(), screen.rules[0] if screen.rules else "") if x)
     _fit_text(draw, (0, height - 2 * line - 2 - lift), spaced(under), line, width, fill=white)
+    if journal:
+        _fit_text(draw, (0, height - len(prompt) * line - small_line - 1), journal, small_line,
+                  width, fill=white)
     for i, text in enumerate(prompt):
         _fit_text(draw, (0, height - (len(prompt) - i) * line - 1), text, line, width, fill=white)
     return image
+
+
+def _compact_body(draw: ImageDraw.ImageDraw, screen: Screen, big: str, rule: float, line: int,
+                  size: tuple[int, int], lift: float
+                  ) -> tuple[Fitted, list[Sequence[str]], ImageFont.FreeTypeFont, bool]:
+    """The big result and the details under it on a small screen, `lift` px of its foot
+    taken; and whether the details are whole."""
+    width, height = size
+    room = height - 2 * line - rule - 8 - lift    # between the rule under the action and the chance
+    result = _fitted(draw, big, room, width, bold=True)
+    if not screen.details or height < COMPACT_DETAILS_FROM:
+        return result, [], font(9), True
+    # a screen with room for more (320x240) shows the details under the result: the dice
+    # read and the rule's arithmetic, as the full layout does; in the largest letters and
+    # details that show them whole, else the smallest (at 320x240 the three steps of a
+    # ranged attack were cut to a line each in 24 px letters, under a 60 px MISS)
+    for big_size, detail_size in itertools.product(
+            (round(height / 4), round(height / 5), round(height / 6)),
+            range(max(9, round(line * 0.7)), 8, -1)):
+        result, small = _fitted(draw, big, min(room, big_size), width, bold=True), font(detail_size)
+        below = _bottom(draw, (width / 2, rule + 4), result, "mt") + 4
+        shown, whole = _detail_lines(draw, screen, small, width,
+                                     height - 2 * line - 8 - lift - below, 0)
+        if whole:
+            break
+    return result, shown, small, whole
 
 
 def _compact_prompt(draw: ImageDraw.ImageDraw, prompt: str, line: int, width: int,

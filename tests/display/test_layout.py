@@ -320,3 +320,16 @@ def test_an_action_named_in_cyrillic_is_drawn_in_letters_not_boxes():
         titles = [np.asarray(draw(Screen(state="idle", action=name), size))[: size[1] // 5]
                   for name in ("Импалер", "Копьеца")]
         assert not np.array_equal(*titles), draw.__name__
+
+
+def test_a_small_screen_with_room_shows_the_journal_id_and_seal(monkeypatch, screens):
+    """What players note to check the journal by (`journal verify --head`): on LCDs of 120 px
+    and more, with the details still whole (else the details come first: at 128x128 they need
+    every line); a 128x64 OLED has no line for it."""
+    sealed = dataclasses.replace(screens["resolved"], entry_id=42, seal="3fa9c2e107bd")
+    for size in [(320, 240), (240, 240), (160, 128)]:
+        drawn = compact_text(monkeypatch, sealed, size)
+        assert "journal #42 · seal 3fa9c2e107bd".translate(PLAIN) in drawn, (size, drawn)
+    drawn = compact_text(monkeypatch, sealed, (320, 240))
+    assert "2D6+5: 4+5+5 = 14" in drawn and "14 >= DEF 13: hit" in drawn
+    assert "seal" not in compact_text(monkeypatch, sealed, (128, 64))
