@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from station.config import ActionChoice
 from station.laser.measurement import Measurement
@@ -20,6 +21,9 @@ from station.rules.registry import INCHES
 
 TAPE = "tape"
 MAX_BASE_MM = 300.0          # the largest bases (gargantuans, war engines) are about 160 mm
+# A tape is good to 1.5-3 mm and its spot is aimed by hand at a base's edge: a measured
+# distance this near a limit of the ruling (RNG) is for the players to check with a rule.
+CLOSE_CALL_IN = 0.1
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,18 @@ def base_to_base(tape: TapeParam, reading: Measurement) -> float:
     tape), the target's base radius taken off when the spot falls on the model."""
     radius = tape.base_mm / 2 if tape.base_mm is not None else 0.0
     return round(laser_base_to_base_in(reading.mm, target_radius_mm=radius), 2)
+
+
+def close_call(ruling: str, params: dict[str, Any], measured: Measured) -> str | None:
+    """The measured distance against the ruling's other distances (a weapon's RNG): a few
+    words when it lies within CLOSE_CALL_IN of one, where the tape cannot decide."""
+    for param in rules.get(ruling).params:
+        limit = params.get(param.name)
+        if (param.type is INCHES and param.name != measured.param and limit is not None
+                and abs(limit - measured.inches) <= CLOSE_CALL_IN):
+            return (f"{measured.inches:g} in is within {CLOSE_CALL_IN:g} in of "
+                    f"{param.name.upper()} {limit:g}")
+    return None
 
 
 def with_distance(choice: ActionChoice, tape: TapeParam, inches: float) -> ActionChoice:

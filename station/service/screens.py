@@ -69,6 +69,8 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
     doubtful = sum(mark.doubtful for roll in rolls for mark in roll.marks)
     if doubtful:   # read less than CHECK_BELOW sure: the player looks before acting on it
         prompt = f"CHECK the {'die' if doubtful == 1 else 'dice'} marked ? - {prompt}"
+    if data.get("close_call"):      # a measured distance too near a limit for the tape
+        prompt = f"CHECK by hand: {data['close_call']} (MEAS-2) - {prompt}"
     return Screen(state="resolved", action=data.get("action_name", data["action"]),
                   command=data.get("command", data["action"]), position=position,
                   headline=outcome_words(data), tone=tone, details=details, key_detail=key,
@@ -77,4 +79,5 @@ def outcome_screen(data: dict[str, Any], rolls: list[TrayView], entry_id: int | 
                   odds=data.get("odds") if data.get("dice") else None,
                   odds_of=data.get("odds_of", ""), prompt=prompt,
                   frame=rolls[-1].frame if rolls else None, marks=rolls[-1].marks if rolls else [],
-                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id, seal=seal)
+                  rolls=rolls, reroll_offered=reroll_offered, entry_id=entry_id, seal=seal,
+                  level="warn" if data.get("close_call") else "info")

@@ -33,7 +33,8 @@ from station.journal.seal import short
 from station.rules import actions as rules
 from station.rules.faces import DiceExhausted, RerollNow
 from station.service.laser import LaserError
-from station.service.measured import Measured, base_to_base, tape_param, with_distance
+from station.service.measured import (Measured, base_to_base, close_call, tape_param,
+                                      with_distance)
 from station.service.memory import release_freed_memory
 from station.service.screens import measurement_details, outcome_screen, outcome_words
 from station.service.tray_source import Cancelled, TraySource, encode_jpeg
@@ -202,6 +203,8 @@ class Session:
                 "typed": tray.typed}
         if measured is not None:
             data["measured"] = measured.to_json()
+            if call := close_call(choice.ruling, params, measured):
+                data["close_call"] = call
         entry_id = self.journal.add_outcome(choice.name, outcome_words(data), data,
                                             tray.readings)
         self.last = Resolved(choice, params, outcome, entry_id, rerolled, measured)

@@ -151,3 +151,17 @@ def test_tape_parameters_are_checked_at_start(tmp_path, capsys):
     assert main(["run", "--config", str(no_tape), "--script", "roll",
                  "--journal", str(tmp_path / "j.sqlite")]) == 2
     assert "distance=tape needs a laser tape" in capsys.readouterr().err
+
+
+def test_a_distance_too_near_the_range_for_the_tape_is_checked_by_hand(tmp_path):
+    # 204.5 mm = 8.05 in against RNG 8: out of range by less than the tape can tell
+    session, _, shown = make(tmp_path, [SPEAR_AT], laser=Laser([204.5, 228.6]))
+    session.handle(Intent.MEASURE)
+    session.handle(Intent.ROLL)
+    assert outcomes(session)[-1].data["close_call"] == "8.05 in is within 0.1 in of RNG 8"
+    assert shown[-1].prompt.startswith("CHECK by hand: 8.05 in is within 0.1 in of RNG 8")
+    assert shown[-1].level == "warn"
+    session.handle(Intent.MEASURE)                  # 9 in: plainly out of range
+    session.handle(Intent.ROLL)
+    assert "close_call" not in outcomes(session)[-1].data
+    assert not shown[-1].prompt.startswith("CHECK by hand")
