@@ -128,8 +128,8 @@ class Session:
         except Exception as error:          # nothing stops the station: say it, go back to idle
             log.exception("while handling %s", intent.value)
             self.problem(f"{type(error).__name__}: {error}")
-        while self._after_roll:             # pressed while the dice rolled: their turn now
-            self.intents.put(self._after_roll.pop(0))
+        while self._after_roll:             # pressed while the dice rolled: their turn now,
+            self.handle(self._after_roll.pop(0))    # before a NEXT pressed after the roll
 
     def next_intent(self, timeout: float) -> Intent | None:
         """For the tray source: the next intent, waiting up to `timeout` seconds. MEASURE

@@ -258,14 +258,19 @@ def test_a_refused_re_roll_leaves_the_result_on_the_screen(tmp_path):
 
 
 def test_measure_pressed_while_the_dice_roll_comes_after_the_roll(tmp_path):
-    session, _, shown = make(tmp_path, [ROLL_2D6], laser=Laser([254.0]))
+    session, _, shown = make(tmp_path, [ROLL_2D6, SPEAR], laser=Laser([254.0]))
     session.intents.put(Intent.MEASURE)          # pressed as the dice are thrown
+    show = session.show                          # ... and NEXT as the result comes up
+    session.show = lambda screen: (show(screen), screen.state == "resolved"
+                                   and session.intents.put(Intent.NEXT))
     session.handle(Intent.ROLL)
-    assert shown[-1].state == "resolved"
-    session.handle(session.intents.get_nowait())
-    assert shown[-1].state == "measured" and shown[-1].headline == "10.0 in"
+    assert [s.state for s in shown[-3:]] == ["resolved", "measuring", "measured"]
+    assert shown[-1].headline == "10.0 in"
     measurement = next(session.journal.entries(kind="measurement"))
+    assert measurement.action == "Roll 2D6"      # the action it was pressed for
     assert shown[-1].seal and measurement.seal.split(":")[1].startswith(shown[-1].seal)
+    session.handle(session.intents.get_nowait())
+    assert session.choice.name == "Impaler spear"
 
 
 def test_a_ruling_without_dice_neither_asks_for_dice_nor_shows_a_chance(tmp_path):
