@@ -194,6 +194,10 @@ class TraySource:
                 raise Cancelled("roll cancelled")
             if intent is Intent.REROLL and self.reroll_offer:
                 raise RerollNow()
+            if intent is Intent.REROLL:       # said, or players think the button is dead
+                self.host.prompt(state, headline, f"RE-ROLL: nothing to re-roll now (DICE-4); "
+                                 f"roll {purpose}", level="warn", frame=self.last_frame,
+                                 marks=self.last_marks)
             if self.timeout is not None and self.clock() - started > self.timeout:
                 raise Cancelled(f"no still roll of {purpose} seen in {self.timeout:.0f} s")
             frame = self.camera.capture()

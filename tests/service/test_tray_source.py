@@ -355,3 +355,11 @@ def test_typing_the_dice_in_re_roll_is_offered_at_the_next_rolls_first_die():
     tray = TraySource(host, Camera([[]]), lambda f: [], Watcher, manual=True)
     with pytest.raises(Cancelled):
         resolve("wm.aoe", params, tray)
+
+
+def test_reroll_pressed_with_nothing_to_reroll_is_answered():
+    host = Host([Intent.REROLL])          # during the attack roll itself
+    tray, _ = source(host, [[die(2), die(2, x=300)]])
+    assert tray.take("d6", 2, "2 d6: attack roll") == [Face("d6", 2), Face("d6", 2)]
+    assert ("waiting", "ROLL 2 D6", "RE-ROLL: nothing to re-roll now (DICE-4); roll 2 d6: "
+            "attack roll", "warn") in host.screens
