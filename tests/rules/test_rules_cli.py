@@ -173,3 +173,9 @@ def test_a_trample_contacts_no_absurd_number_of_models(capsys):
     assert main(["resolve", "wm.trample", "spd=5", "mat=6", "str=10",
                  "defs=" + ",".join(["12"] * 250), "--seed", "1"]) == 0
     assert "TRAMPLE:" in capsys.readouterr().out
+
+
+def test_a_distance_from_the_tape_is_said_to_belong_to_the_station(capsys):
+    err = cli_error(capsys, "resolve", "wm.ranged", "rat=5", "def=13", "rng=10",
+                    "distance=tape:40", "--dice", "3,4")
+    assert "distance=tape:40: the tape gives a distance to the station's actions" in err

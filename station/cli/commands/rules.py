@@ -101,6 +101,11 @@ def _run(name: str, items: list[str], args: argparse.Namespace) -> int:
     if misplaced:
         raise UsageError(f"{misplaced[0]!r} is a parameter, not a face: put name=value "
                          "parameters before --dice")
+    taped = next((item for item in items
+                  if item.partition("=")[2].lower().partition(":")[0] == "tape"), None)
+    if taped:                           # the service's `distance=tape`, typed here
+        raise UsageError(f"{taped}: the tape gives a distance to the station's actions (MEASURE, "
+                         "then ROLL); here give it in inches, e.g. from `station measure`")
     try:
         params = parse_params(name, items)
         seed = None
