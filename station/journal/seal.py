@@ -122,12 +122,13 @@ class Verdict:
                 "problems": [p.to_json() for p in self.problems]}
 
 
-def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None
-           ) -> Verdict:
+def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None,
+           counter: int | None = None) -> Verdict:
     """Walk the entries (store.Journal.chain()) and say what does not match its seal.
 
     `heads`: entry id -> the start of its seal as players wrote it down (the screen's
-    journal line). Each entry is checked against the stored seal of the entry before it, so
+    journal line). `counter`: the highest id the journal has given, which shows the last
+    entries deleted (None: the journal does not count them). Each entry is checked against the stored seal of the entry before it, so
     a change shows where it was made, and entries after it that were left alone still
     verify. An entry inserted among the others needs the later ones renumbered (ids are
     sealed): it shows as a run of broken entries, or, without a seal, as an unsealed one.
@@ -182,6 +183,11 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 "changed since it was written: it no longer matches its seal (its text, data, "
                 "frame, dice or the readings linked to it)")))
         prev, explained = entry.seal, False
+    if counter is not None and counter > last_id:
+        missing = f"#{last_id + 1}" + (f"-#{counter}" if counter > last_id + 1 else "")
+        verdict.problems.append(Problem(last_id + 1, counter, "deleted", (
+            f"{missing} deleted: the journal has given ids up to #{counter}, "
+            + (f"and its last entry is #{last_id}" if last_id else "and it is empty"))))
     if broken and broken[-1].first == last_id and broken[-1].change == "edited":
         # nothing after it to say it was there before: it may have been appended
         broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")

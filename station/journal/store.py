@@ -4,9 +4,9 @@ One `entries` table holds all three kinds (so `station journal show ID` takes an
 the JPEG frame a reading was made from; a `dice` table holds each die a reading saw, for the
 fairness statistics. Every write is its own transaction, committed with synchronous=FULL
 before the caller shows anything: what the screen showed is on disk, even if the process is
-killed the next instant. Each entry is sealed in its transaction (`station.journal.seal`); a
-journal written before seals existed gets the column when the station next opens it, and its
-earlier entries stay unsealed.
+killed the next instant. Each entry is sealed in its transaction (`station.journal.seal`). A
+journal from an older station is converted when the station next opens it (`_upgrade`): its
+ids are never given again from then on, and entries written before seals stay unsealed.
 
 The `station journal` commands open it read-only: they never create, add tables to or
 convert a file, and a damaged file or entry is a JournalError that says so.
@@ -29,18 +29,22 @@ from station.journal import seal
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    id       INTEGER PRIMARY KEY,
+# AUTOINCREMENT: SQLite counts the ids given (sqlite_sequence) and never gives one again, so
+# the last entries deleted leave a gap before the next one instead of being written over.
+# The seal is stored before the data and frame: reading it does not read a frame.
+ENTRIES = """(
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
     at       TEXT NOT NULL,             -- ISO 8601, UTC
     kind     TEXT NOT NULL,             -- reading | outcome | measurement
     action   TEXT NOT NULL,             -- the action's name as players chose it
     headline TEXT NOT NULL,             -- what the screen said in big letters
     parent   INTEGER REFERENCES entries(id),  -- a reading's outcome, once resolved
+    seal     TEXT,                      -- SCHEME:HEX (seal.py); NULL: written before seals
     data     TEXT NOT NULL,             -- JSON: the outcome, the reading or the measurement
-    frame    BLOB,                      -- JPEG the reading was made from
-    seal     TEXT                       -- SCHEME:HEX (seal.py); NULL: written before seals
-);
+    frame    BLOB                       -- JPEG the reading was made from
+)"""
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS entries {ENTRIES};
 CREATE TABLE IF NOT EXISTS dice (
     entry_id    INTEGER NOT NULL REFERENCES entries(id),
     idx         INTEGER NOT NULL,
@@ -149,13 +153,41 @@ class Journal:
         self._check_tables(allow_new=True)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        self._upgrade()
         self._db.executescript(SCHEMA)
-        if self._seal_column != "seal":         # a journal from before seals
-            self._db.execute("ALTER TABLE entries ADD COLUMN seal TEXT")
-            self._seal_column = "seal"
         self._check_key()
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
+
+    def _upgrade(self) -> None:
+        """An older station's entries table (ids it may give again, perhaps no seal column)
+        is copied into today's, ids and values unchanged, so every seal still matches. An
+        existing table cannot be given AUTOINCREMENT in place; one transaction does the copy,
+        the drop and the rename, so a crash or a full disk leaves the old table as it was."""
+        row = self._db.execute("SELECT sql FROM sqlite_master WHERE type='table' "
+                               "AND name='entries'").fetchone()
+        if row is None or "AUTOINCREMENT" in row[0].upper():
+            return
+        log.warning("the journal %s is from an older station: copying its entries into a "
+                    "table that never gives an id twice", self.path)
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(f"CREATE TABLE entries_new {ENTRIES}")
+            self._db.execute(f"INSERT INTO entries_new (id, at, kind, action, headline, parent, "
+                             f"seal, data, frame) SELECT id, at, kind, action, headline, parent, "
+                             f"{self._seal_column}, data, frame FROM entries")
+            self._db.execute("DROP TABLE entries")
+            self._db.execute("ALTER TABLE entries_new RENAME TO entries")
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._rollback()
+            raise JournalError(
+                f"cannot convert the journal {self.path} from an older station: {error}. "
+                "The copy needs as much free space as the journal takes. "
+                + DAMAGED.format(path=self.path)
+                + ". Meanwhile give the station a new journal (journal.path, or --journal "
+                "PATH)") from error
+        self._seal_column = "seal"
 
     def _reopen_if_gone(self) -> None:
         """A journal file deleted or replaced while the station runs would swallow every
@@ -361,8 +393,18 @@ class Journal:
     def verify(self, key: bytes | None = None, heads: dict[int, str] | None = None
                ) -> seal.Verdict:
         """Check every entry against its seal (`seal.verify`)."""
+        # read before the walk: entries written meanwhile only make the walk longer
+        counter = self._counter()
         with closing(self.chain()) as entries:      # its transaction ends, however it ends
-            return seal.verify(entries, key, heads)
+            return seal.verify(entries, key, heads, counter)
+
+    def _counter(self) -> int | None:
+        """The highest id SQLite has given an entry; None in an older station's journal,
+        which does not count them."""
+        if not self._query("SELECT 1 FROM sqlite_master WHERE name='sqlite_sequence'"):
+            return None
+        row = self._query("SELECT seq FROM sqlite_sequence WHERE name='entries'")
+        return row[0][0] if row else None
 
     def seal_of(self, entry_id: int) -> str | None:
         rows = self._query(f"SELECT {self._seal_column} FROM entries WHERE id=?", (entry_id,))

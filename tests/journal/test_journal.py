@@ -518,6 +518,77 @@ def test_a_journal_from_before_seals_opens_and_is_sealed_from_then_on(tmp_path, 
     assert problems_of(path) == [(5, "unsealed")]
 
 
+def delete_last_roll(path, first: int) -> None:
+    """What a player who lost a roll might do with sqlite3: entries `first` on deleted."""
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM dice WHERE entry_id>=?", (first,))
+    db.execute("DELETE FROM entries WHERE id>=?", (first,))
+    db.commit()
+    db.close()
+
+
+def test_ids_are_never_given_twice(tmp_path, capsys):
+    """The last roll deleted while the station was stopped: its ids are not written over by
+    the next roll, so the deletion shows, with or without a key, before and after."""
+    path = tmp_path / "j.sqlite"
+    key = b"k" * 32
+    with Journal(path, key=key) as journal:
+        fill(journal)
+        fill(journal)
+    delete_last_roll(path, 4)
+    assert problems_of(path, key) == [(4, "deleted")]
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_file(tmp_path, secret="k" * 32)))
+    assert status == 1 and ("#4-#6 deleted: the journal has given ids up to #6, and its last "
+                            "entry is #3") in out
+    with Journal(path, key=key) as journal:
+        assert fill(journal) == (7, 8, 9)
+    with Journal(path, readonly=True) as journal:
+        assert [p.text for p in journal.verify(key).problems] == [
+            "#4-#6 deleted: the ids go from #3 to #7"]
+
+
+@pytest.mark.parametrize("sealed", [False, True], ids=["before seals", "sealed"])
+def test_an_older_station_s_journal_is_converted_to_ids_never_given_twice(tmp_path, capsys,
+                                                                           sealed):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    if sealed:                      # the first sealed station's table: a seal, ids reused
+        db.execute("ALTER TABLE entries ADD COLUMN seal TEXT")
+        db.commit()
+        forge_seals(path, 1)
+    db.close()
+    with Journal(path) as journal:
+        assert journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) == 3
+    db = sqlite3.connect(path)
+    tables = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"))
+    assert "AUTOINCREMENT" in tables["entries"] and "entries_new" not in tables
+    assert "REFERENCES entries(id)" in tables["dice"]
+    db.close()
+    status, out, _ = verify_cli(capsys, path)          # the copy kept every seal
+    assert status == 0 and ("3 entries sealed" if sealed else "1 entry sealed; 2 unsealed") in out
+    delete_last_roll(path, 3)
+    with Journal(path) as journal:
+        assert journal.add_measurement("Measure", "6.0 in", {"inches": 6.0}) == 4
+    assert problems_of(path) == [(3, "deleted")]
+
+
+def test_a_journal_that_cannot_be_converted_is_left_as_it_was(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)      # a damaged row that today's table does not take
+    db.executescript(OLD_SCHEMA.replace("at TEXT NOT NULL", "at TEXT")
+                     + "UPDATE entries SET at=NULL WHERE id=2;")
+    before = db.execute("SELECT * FROM sqlite_master").fetchall()
+    db.close()
+    with pytest.raises(JournalError, match="cannot convert the journal .* from an older station: "
+                                           "NOT NULL .* Meanwhile give the station a new journal"):
+        Journal(path)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT * FROM sqlite_master").fetchall() == before
+    assert db.execute("SELECT count(*) FROM entries").fetchone() == (2,)
+    db.close()
+
+
 def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_twice(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
