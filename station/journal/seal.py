@@ -29,6 +29,9 @@ PLAIN = "sha256"
 # What players write down: 12 hex digits are 48 bits, so a chain rewritten without the key
 # would need some 10^14 tries to come out with the seal they noted at that id.
 HEAD_DIGITS = 12
+# The journal's own records, sealed in the chain like the entries (store.Journal writes them):
+BREAK = "break"     # the journal was not as the station had left it: what it knew, what it found
+RECORDS = (BREAK,)
 
 
 def key_id(key: bytes) -> str:
@@ -83,6 +86,23 @@ def matches(stored: Any, prev: Any, content: list[Any], key: bytes | None) -> bo
     return False
 
 
+def describe(kind: str, data: Any) -> str:
+    """What one of the journal's own records says (for `verify` and the screen)."""
+    data = data if isinstance(data, dict) else {}
+    expected, found = _head_text(data.get("expected")), data.get("found")
+    if found is None:
+        return ("the journal was deleted or replaced while the station ran, and begun again "
+                f"here; the lost one ended at {expected}")
+    return (f"while the station ran, the journal's last entry went from {expected} to "
+            f"{_head_text(found)}: entries deleted, changed or added meanwhile")
+
+
+def _head_text(head: Any) -> str:
+    if not isinstance(head, dict):
+        return "none (it was empty)"
+    return f"#{head.get('id')} (seal {short(head.get('seal')) or 'none'})"
+
+
 class CannotVerify(Exception):
     """The seals were made with a key that was not given: the message says which."""
 
@@ -98,7 +118,7 @@ class Problem:
         return {"first": self.first, "last": self.last, "change": self.change, "text": self.text}
 
 
-CHANGES = ("deleted", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
+CHANGES = ("deleted", "break", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
 
 
 @dataclass
@@ -146,6 +166,9 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
         if entry.id in heads:
             seen[entry.id] = entry.seal
         verdict.head = (entry.id, entry.seal)
+        if entry.kind == BREAK:
+            verdict.problems.append(Problem(entry.id, entry.id, "break", (
+                f"#{entry.id} records a break: {describe(entry.kind, entry.data)}")))
         if entry.id != last_id + 1:     # ids are given one after another: a gap is a deletion
             missing = f"#{last_id + 1}" + (f"-#{entry.id - 1}" if entry.id - 1 > last_id + 1 else "")
             verdict.problems.append(Problem(

@@ -101,6 +101,7 @@ class Sealable:
     parent: Any
     seal: Any
     content: list[Any]
+    data: Any                   # its data read as JSON (None if it is not): a record's facts
 
 
 class JournalError(Exception):
@@ -121,8 +122,13 @@ class Journal:
         self._seal_column = "seal"
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
+        # The writer's last entry (id, seal): the one it wrote, or found when it opened the
+        # journal. Kept when the file is made again, so that the new one says what was lost.
+        self._head: tuple[int, str | None] | None = None
         try:
             self._open_reader() if readonly else self._open_writer()
+            if not readonly:
+                self._head = self._last()
         except (sqlite3.Error, OSError) as error:
             self.close()
             raise JournalError(f"cannot open the journal {self.path}: {error}") from error
@@ -199,7 +205,8 @@ class Journal:
             there = False
         if not there:
             log.error("the journal %s was deleted or replaced while the station ran: "
-                      "writing on in a new journal there", self.path)
+                      "writing on in a new journal there, beginning with a record of the lost "
+                      "one's last entry", self.path)
             self._db.close()
             self._open_writer()
 
@@ -276,11 +283,14 @@ class Journal:
         return self._write(lambda: self._insert("measurement", action, headline, data, None))
 
     def _insert(self, kind: str, action: str, headline: str, data: dict[str, Any],
-                frame: bytes | None) -> int:
+                frame: bytes | None, entry_id: int | None = None) -> int:
+        """Write an entry, as `entry_id` or (None) the next id SQLite gives."""
         at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         cursor = self._db.execute(
-            "INSERT INTO entries (at, kind, action, headline, data, frame) VALUES (?,?,?,?,?,?)",
-            (at, kind, action, headline, json.dumps(data, default=_json_default), frame))
+            "INSERT INTO entries (id, at, kind, action, headline, data, frame) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (entry_id, at, kind, action, headline, json.dumps(data, default=_json_default),
+             frame))
         return int(cursor.lastrowid)
 
     def _write(self, work: Callable[[], int]) -> int:
@@ -298,9 +308,11 @@ class Journal:
         while True:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                self._record_break()
                 entry_id = work()
-                self._seal(entry_id)
+                made = self._seal(entry_id)
                 self._db.execute("COMMIT")
+                self._head = (entry_id, made)
                 return entry_id
             except sqlite3.Error as error:
                 self._rollback()
@@ -322,7 +334,7 @@ class Journal:
                 self._rollback()
                 raise
 
-    def _seal(self, entry_id: int) -> None:
+    def _seal(self, entry_id: int) -> str:
         """Seal the entry `work` just wrote, in the same transaction: over what it holds when
         committed (an outcome's links to its readings included), after the entry before it."""
         before = self._db.execute("SELECT seal FROM entries WHERE id<? ORDER BY id DESC LIMIT 1",
@@ -330,6 +342,30 @@ class Journal:
         made = seal.make_seal((before[0] or "") if before else "",
                               self._sealable(entry_id).content, self.key)
         self._db.execute("UPDATE entries SET seal=? WHERE id=?", (made, entry_id))
+        return made
+
+    def _record_break(self) -> None:
+        """When the journal no longer ends with the entry the station wrote last (or found
+        when it opened it), entries were deleted, changed or added under it, or the file was
+        made again: chaining on would seal over that. A break entry records the last entry
+        the station knew and the one it found instead, and `verify` reports it. Its id comes
+        after every id the station knows of: none is given again, not even in a new file."""
+        found = self._last()
+        if found == self._head:
+            return
+        data = {name: None if head is None else {"id": head[0], "seal": head[1]}
+                for name, head in (("expected", self._head), ("found", found))}
+        log.error("the journal %s: %s; recorded as a break", self.path,
+                  seal.describe(seal.BREAK, data))
+        entry_id = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head)) + 1
+        self._insert(seal.BREAK, "journal", "journal lost, begun again" if found is None
+                     else "journal changed under the station", data, None, entry_id)
+        self._seal(entry_id)
+
+    def _last(self) -> tuple[int, str | None] | None:
+        """The last entry's id and seal; None when the journal is empty."""
+        row = self._query(f"SELECT id, {self._seal_column} FROM entries ORDER BY id DESC LIMIT 1")
+        return (row[0][0], row[0][1]) if row else None
 
     def _rollback(self) -> None:
         if self._db.in_transaction:
@@ -425,8 +461,12 @@ class Journal:
                                 (entry_id,)).fetchall()
         links = self._db.execute("SELECT id FROM entries WHERE parent=? ORDER BY id",
                                  (entry_id,)).fetchall()
+        try:
+            data = json.loads(row[5])
+        except (TypeError, ValueError):
+            data = None
         return Sealable(row[0], row[2], row[7], row[8],
-                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]])
+                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]], data)
 
     def _query(self, sql: str, args: Any = ()) -> list[tuple]:
         try:

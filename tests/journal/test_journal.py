@@ -284,8 +284,9 @@ def test_a_journal_deleted_while_the_station_runs_is_made_again(tmp_path):
         gone.unlink()
     entry = journal.add_measurement("Measure", "2.0 in", {"mm": 50.8})
     journal.close()
-    with Journal(path, readonly=True) as reread:
-        assert [e.headline for e in reread.entries()] == ["2.0 in"] and entry == 1
+    with Journal(path, readonly=True) as reread:        # after a record of what was lost
+        assert [(e.id, e.headline) for e in reread.entries()] == [
+            (2, "journal lost, begun again"), (3, "2.0 in")] and entry == 3
 
 
 def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
@@ -589,6 +590,63 @@ def test_a_journal_that_cannot_be_converted_is_left_as_it_was(tmp_path):
     db.close()
 
 
+@pytest.mark.parametrize("counter_too", [False, True], ids=["entry", "entry and id counter"])
+def test_entries_deleted_under_the_running_station_are_recorded(tmp_path, capsys, counter_too):
+    """The review's case: the last entry deleted while the station runs (and SQLite's id
+    counter put back, by one who knows of it), then the whole file: the station records each
+    as a break instead of chaining on as if nothing had happened."""
+    path = tmp_path / "j.sqlite"
+    key = b"k" * 32
+    journal = Journal(path, key=key)
+    for i in range(5):
+        journal.add_outcome("A", str(i), {"outcome": str(i)}, [])
+    lost = journal.seal_of(5)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM entries WHERE id=5")
+    if counter_too:
+        db.execute("UPDATE sqlite_sequence SET seq=4 WHERE name='entries'")
+    db.commit()
+    db.close()
+    assert journal.add_outcome("A", "x", {"outcome": "x"}, []) == 7
+    with Journal(path, readonly=True) as reread:
+        problems = reread.verify(key).problems
+        assert [(p.first, p.change) for p in problems] == [(5, "deleted"), (6, "break")]
+        assert problems[1].text == (
+            f"#6 records a break: while the station ran, the journal's last entry went from "
+            f"#5 (seal {seal.short(lost)}) to #4 (seal {seal.short(reread.seal_of(4))}): "
+            "entries deleted, changed or added meanwhile")
+        head = reread.seal_of(7)
+    for gone in tmp_path.glob("j.sqlite*"):
+        gone.unlink()
+    assert journal.add_outcome("A", "y", {"outcome": "y"}, []) == 9
+    journal.close()
+    with Journal(path, readonly=True) as reread:
+        assert [p.text for p in reread.verify(key).problems] == [
+            "#1-#7 deleted: the ids start at #8",
+            "#8 records a break: the journal was deleted or replaced while the station ran, "
+            f"and begun again here; the lost one ended at #7 (seal {seal.short(head)})"]
+    status, out, _ = journal_cli(capsys, "list", "--journal", str(path))
+    assert status == 0 and "break       journal                  journal lost, begun again" in out
+    status, out, _ = journal_cli(capsys, "show", "8", "--journal", str(path))
+    assert status == 0 and "JOURNAL LOST, BEGUN AGAIN" in out and "the lost one ended at #7" in out
+
+
+def test_an_entry_changed_under_the_running_station_is_recorded(tmp_path):
+    """Without a key the chain can be sealed again after a change; the station that wrote
+    the last entry knows its seal, and records that it is not the one it finds."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        db = sqlite3.connect(path)
+        db.execute("UPDATE entries SET headline='MISS' WHERE id=2")
+        db.commit()
+        db.close()
+        forge_seals(path, 2)
+        assert problems_of(path) == []
+        journal.add_measurement("Measure", "5.0 in", {"inches": 5.0})
+    assert problems_of(path) == [(4, "break")]
+
+
 def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_twice(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
@@ -605,10 +663,11 @@ def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_t
                                                f"  head #5 {seal.short(journal.seal_of(5))}\n")
     for gone in tmp_path.glob("journal.sqlite*"):
         gone.unlink()
-    fill(journal)                               # into a journal made again
+    fill(journal)                               # into a journal made again, after a break
     journal.close()
+    assert problems_of(path) == [(1, "deleted"), (6, "break")]
     status, out, _ = verify_cli(capsys, path)
-    assert status == 0 and "3 entries sealed" in out
+    assert status == 1 and "4 entries sealed" in out
 
 
 def key_file(tmp_path, name: str = "journal.key", secret: str = "0123456789abcdef" * 2):

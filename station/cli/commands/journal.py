@@ -24,7 +24,7 @@ def register(registry) -> None:
                             help=f"the journal file (default {DEFAULT_JOURNAL})")
         return parser
 
-    p = journal_arg(registry.command("journal list", "list outcomes and measurements", list_entries))
+    p = journal_arg(registry.command("journal list", "list outcomes, measurements and the journal's own records", list_entries))
     p.add_argument("--all", action="store_true", help="readings too (every tray the camera read)")
     p.add_argument("--limit", type=number("entries", 0, integer=True), default=50,
                    help="the last N entries (0: all)")
@@ -72,8 +72,9 @@ def _open(args) -> Iterator:
 
 
 def list_entries(args) -> int:
+    from station.journal.seal import RECORDS
     with _open(args) as journal:
-        kinds = None if args.all else ("outcome", "measurement")
+        kinds = None if args.all else ("outcome", "measurement", *RECORDS)
         entries = list(journal.entries(kinds, limit=args.limit or None))
         if args.json:
             print(json.dumps([e.to_json() for e in entries], indent=1))
