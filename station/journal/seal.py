@@ -31,7 +31,8 @@ PLAIN = "sha256"
 HEAD_DIGITS = 12
 # The journal's own records, sealed in the chain like the entries (store.Journal writes them):
 BREAK = "break"     # the journal was not as the station had left it: what it knew, what it found
-RECORDS = (BREAK,)
+KEYED = "keyed"     # sealed with the key from here on: the entries before it taken over
+RECORDS = (BREAK, KEYED)
 
 
 def key_id(key: bytes) -> str:
@@ -89,6 +90,11 @@ def matches(stored: Any, prev: Any, content: list[Any], key: bytes | None) -> bo
 def describe(kind: str, data: Any) -> str:
     """What one of the journal's own records says (for `verify` and the screen)."""
     data = data if isinstance(data, dict) else {}
+    if kind == KEYED:
+        taken = data.get("taken_over") if isinstance(data.get("taken_over"), dict) else {}
+        return (f"sealed with the key {data.get('key')} from here on; #{taken.get('first')}-"
+                f"#{taken.get('last')} before, not sealed with it, were taken over as they were "
+                "(station journal start-keying): a change made to them before cannot be seen")
     expected, found = _head_text(data.get("expected")), data.get("found")
     if found is None:
         return ("the journal was deleted or replaced while the station ran, and begun again "
@@ -127,6 +133,7 @@ class Verdict:
     unsealed: int = 0                   # entries written before the journal was sealed
     key: str | None = None              # the key the seals are made with, from `keyed_from` on
     keyed_from: int | None = None
+    taken_over: tuple[int, int] | None = None   # entries before keyed_from the key took over
     head: tuple[int, Any] | None = None     # the last entry's id and seal
     problems: list[Problem] = field(default_factory=list)
 
@@ -137,6 +144,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {"intact": self.intact, "sealed": self.sealed, "unsealed": self.unsealed,
                 "key": self.key, "keyed_from": self.keyed_from,
+                "taken_over": None if self.taken_over is None else
+                {"first": self.taken_over[0], "last": self.taken_over[1]},
                 "head": None if self.head is None else
                 {"id": self.head[0], "seal": short(self.head[1])},
                 "problems": [p.to_json() for p in self.problems]}
@@ -158,7 +167,10 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     kinds: dict[int, Any] = {}
     links: list[tuple[int, Any]] = []
     seen: dict[int, Any] = {}           # the seals of the entries in `heads`
-    last_id, prev, explained, first_sealed = 0, "", False, 0
+    # with a key: the entries before the first one sealed with it, which are not; taken
+    # over if that one is a KEYED record, else unprotected
+    pending: list[int] = []
+    last_id, prev, explained = 0, "", False
     for entry in chain:
         kinds[entry.id] = entry.kind
         if entry.parent is not None:
@@ -185,11 +197,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                     "(or written by a station older than seals)")))
             else:
                 verdict.unsealed += 1
+                if key is not None:
+                    pending.append(entry.id)
             # after a seal was removed, the next entry cannot chain: that problem says why
             prev, explained = "", verdict.sealed > 0
             continue
         verdict.sealed += 1
-        first_sealed = first_sealed or entry.id
         made_with = key_of(entry.seal)
         if made_with is not None and verdict.key is None:
             if key is None or key_id(key) != made_with:
@@ -197,6 +210,13 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                     f"the entries from #{entry.id} on are sealed with the key {made_with}"
                     + (f", not the one given ({key_id(key)})" if key is not None else ""))
             verdict.key, verdict.keyed_from = made_with, entry.id
+            if entry.kind == KEYED and pending:
+                verdict.taken_over = (pending[0], pending[-1])
+            else:
+                broken += _unprotected(pending, key)
+            pending = []
+        elif made_with is None and verdict.key is None and key is not None:
+            pending.append(entry.id)
         if verdict.key is not None and made_with is None:
             broken.append(Problem(entry.id, entry.id, "unkeyed", (
                 f"is sealed without the key, though the entries from #{verdict.keyed_from} on "
@@ -214,13 +234,7 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     if broken and broken[-1].first == last_id and broken[-1].change == "edited":
         # nothing after it to say it was there before: it may have been appended
         broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")
-
-    if key is not None and verdict.key is None and verdict.sealed:
-        # A station with a key never goes on without it (store.Journal refuses): a journal
-        # verified with a key yet sealed without one was sealed again by someone else.
-        verdict.problems.append(Problem(first_sealed, last_id, "unkeyed", (
-            f"no entry is sealed with the key given ({key_id(key)}): the station had no key, "
-            "or someone without it sealed the journal again")))
+    broken += _unprotected(pending, key)        # no entry is sealed with the key given
     verdict.problems += _runs(broken)
     verdict.problems += [
         Problem(entry_id, entry_id, "link",
@@ -243,11 +257,21 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     return verdict
 
 
+def _unprotected(ids: list[int], key: bytes | None) -> list[Problem]:
+    """Entries before the first sealed with the key, not taken over by it: a station with
+    a key never writes on after them unless told (store.Journal), so someone without the key
+    sealed them again or removed their seals, or they were never taken over."""
+    return [Problem(entry_id, entry_id, "unkeyed", (
+        f"is not sealed with the key given ({key_id(key)}) and was not taken over by it "
+        "(station journal start-keying): anyone could have changed it and sealed it again, or "
+        "removed its seal")) for entry_id in ids]
+
+
 def _runs(broken: list[Problem]) -> list[Problem]:
     """Entries one after another broken the same way, as one problem: a chain rewritten
     from some entry on, or ids renumbered after an insertion, fail at every later entry."""
     runs: list[list[Problem]] = []
-    for problem in broken:
+    for problem in sorted(broken, key=lambda p: (p.change, p.first)):
         if runs and runs[-1][-1].last + 1 == problem.first and runs[-1][-1].change == problem.change:
             runs[-1].append(problem)
         else:

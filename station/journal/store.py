@@ -109,13 +109,24 @@ class JournalError(Exception):
 
 
 class KeyMismatch(JournalError):
-    """The journal is sealed with a key the station was not given."""
+    """The journal's seals and the station's key do not go together: `problem` says how,
+    `fix` what to do."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}. {fix}")
+        self.problem, self.fix = problem, fix
+
+
+NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
 
 
 class Journal:
-    def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None,
+                 start_keying: bool = False) -> None:
         """Open (and create, unless `readonly`) the journal at `path`; `key`: seal new
-        entries with HMAC-SHA256 under it."""
+        entries with HMAC-SHA256 under it. A journal none of whose entries is sealed with the
+        key is written on only with `start_keying`, which records that the key takes it
+        over from then on (`keyed_at`: that record's id)."""
         self.path = Path(path)
         self.readonly = readonly
         self.key = key
@@ -125,10 +136,15 @@ class Journal:
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
+        self.keyed_at: int | None = None
         try:
-            self._open_reader() if readonly else self._open_writer()
-            if not readonly:
+            if readonly:
+                self._open_reader()
+            else:
+                take_over = self._open_writer(start_keying)
                 self._head = self._last()
+                if take_over:
+                    self.keyed_at = self._write(self._keyed_record)
         except (sqlite3.Error, OSError) as error:
             self.close()
             raise JournalError(f"cannot open the journal {self.path}: {error}") from error
@@ -152,7 +168,8 @@ class Journal:
                 if mode == "immutable=1":
                     raise
 
-    def _open_writer(self) -> None:
+    def _open_writer(self, start_keying: bool = False) -> bool:
+        """Open the journal to write; True when the key is to take it over (`_check_key`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                    check_same_thread=False, isolation_level=None)
@@ -161,9 +178,10 @@ class Journal:
         self._db.execute("PRAGMA synchronous=FULL")
         self._upgrade()
         self._db.executescript(SCHEMA)
-        self._check_key()
+        take_over = self._check_key(start_keying)
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
+        return take_over
 
     def _upgrade(self) -> None:
         """An older station's entries table (ids it may give again, perhaps no seal column)
@@ -226,18 +244,43 @@ class Journal:
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
 
-    def _check_key(self) -> None:
-        """Entries sealed with a key are followed only by entries sealed with the same key:
-        else `verify` would rightly call the journal rewritten. Refuse to write on instead."""
-        row = self._db.execute("SELECT id, seal FROM entries WHERE seal IS NOT NULL "
-                               "ORDER BY id DESC LIMIT 1").fetchone()
-        made_with = seal.key_of(row[1]) if row else None
-        if made_with is None or self.key is not None and made_with == seal.key_id(self.key):
-            return
-        given = (f"the key given is another ({seal.key_id(self.key)})" if self.key is not None
-                 else "no key was given")
-        raise KeyMismatch(f"the journal {self.path} is sealed with the key {made_with} "
-                          f"(its last sealed entry, #{row[0]}), but {given}")
+    def _check_key(self, start_keying: bool) -> bool:
+        """A station with a key chains on only from an entry sealed with it, else its seals
+        would vouch for entries anyone could have sealed again: a journal sealed with the
+        key and then not was sealed again by someone without it, and one never sealed with
+        it is taken over only when told (`start_keying`: returns True). A station without a
+        key, or with another, does not write on after entries sealed with a key. KeyMismatch
+        says which case it is and what to do."""
+        mine = seal.scheme_of(self.key) + ":"
+        other = self._query("SELECT id, seal FROM entries WHERE substr(seal, 1, 5)='hmac-' AND "
+                            "substr(seal, 1, ?)!=? ORDER BY id DESC LIMIT 1", (len(mine), mine))
+        if other:
+            given = (f"the key given is another ({seal.key_id(self.key)})" if self.key is not None
+                     else "no key was given")
+            raise KeyMismatch(f"the journal {self.path} is sealed with the key "
+                              f"{seal.key_of(other[0][1])} (up to #{other[0][0]}), but {given}",
+                              f"Give the key it was sealed with, or {NEW_JOURNAL}")
+        last = self._last()
+        if self.key is None or last is None or (last[1] or "").startswith(mine):
+            return False
+        keyed = self._query("SELECT max(id) FROM entries WHERE substr(seal, 1, ?)=?",
+                            (len(mine), mine))[0][0]
+        if keyed is not None:
+            raise KeyMismatch(
+                f"the journal {self.path} is sealed with the station's key up to #{keyed}, but "
+                f"not the entries after it (to #{last[0]}): someone without the key sealed or "
+                "added them", "Keep the file as it is for the organiser (`station journal "
+                f"verify --key FILE` names the entries), and {NEW_JOURNAL}")
+        if start_keying:
+            return True
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        raise KeyMismatch(
+            f"the journal {self.path} holds entries not sealed with the station's key "
+            f"({seal.key_id(self.key)}): #{first}-#{last[0]}, sealed without a key or not at all",
+            "If this journal was kept before the key was set, stop the station and run "
+            f"`station journal start-keying --journal {self.path} --key FILE` once, as the "
+            "station's user: the key seals it from then on. If it was ever sealed with this "
+            f"key, someone without the key has sealed it again: keep the file, and {NEW_JOURNAL}")
 
     def close(self) -> None:
         if self._db is not None:
@@ -355,12 +398,20 @@ class Journal:
             return
         data = {name: None if head is None else {"id": head[0], "seal": head[1]}
                 for name, head in (("expected", self._head), ("found", found))}
-        log.error("the journal %s: %s; recorded as a break", self.path,
+        log.error("%s: %s; recorded as a break", self.path,
                   seal.describe(seal.BREAK, data))
         entry_id = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head)) + 1
         self._insert(seal.BREAK, "journal", "journal lost, begun again" if found is None
                      else "journal changed under the station", data, None, entry_id)
         self._seal(entry_id)
+
+    def _keyed_record(self) -> int:
+        """The record that the key seals the journal from here on, taking over the entries
+        before it as they are."""
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        return self._insert(seal.KEYED, "journal", "sealed with the key from here",
+                            {"key": seal.key_id(self.key),
+                             "taken_over": {"first": first, "last": self._last()[0]}}, None)
 
     def _last(self) -> tuple[int, str | None] | None:
         """The last entry's id and seal; None when the journal is empty."""

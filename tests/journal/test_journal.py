@@ -684,30 +684,129 @@ def test_keyed_seals_need_the_key_to_verify_and_to_be_made_again(tmp_path, capsy
     path = tmp_path / "j.sqlite"
     with Journal(path) as journal:
         fill(journal)                                      # 1-3 before the key was set
-    with Journal(path, key=key) as journal:
-        fill(journal)                                      # 4-6 with it
-        assert journal.seal_of(4).startswith(f"hmac-{seal.key_id(key)}:")
+    with Journal(path, key=key, start_keying=True) as journal:
+        assert journal.keyed_at == 4                       # taken over by the key
+        fill(journal)                                      # 5-7 with it
+        assert journal.seal_of(5).startswith(f"hmac-{seal.key_id(key)}:")
     status, _, err = verify_cli(capsys, path)
     assert status == 2 and "from #4 on are sealed with the key" in err and "--key FILE" in err
     other = key_file(tmp_path, "other.key", "f" * 32)
     status, _, err = verify_cli(capsys, path, "--key", str(other))
     assert status == 2 and f"not the one given ({seal.key_id(b'f' * 32)})" in err
     status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
-    assert status == 0 and f"6 entries sealed, with the key {seal.key_id(key)} from #4 on" in out
+    assert status == 0 and (f"7 entries sealed, with the key {seal.key_id(key)} from #4 on (#1-#3 "
+                            "before it taken over as they were") in out
     # changed and sealed again by someone without the key: from the change on...
     db = sqlite3.connect(path)
-    db.execute("UPDATE entries SET headline='MISS' WHERE id=5")
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=6")
     db.commit()
-    forge_seals(path, 5)
-    assert problems_of(path, key) == [(5, "unkeyed")]
+    forge_seals(path, 6)
+    assert problems_of(path, key) == [(6, "unkeyed")]
     # ...or all of it, as if the station had never had the key
     forge_seals(path, 1)
     assert problems_of(path, key) == [(1, "unkeyed")]
     assert problems_of(path) == []                         # without the key, nothing to see
+    # a keyed station (one from before it checked) chaining on from such entries: its key
+    # does not vouch for them (the review's case: "keyed from #5 on" and intact)
+    forge_seals(path, 5, key=key)
+    with Journal(path, readonly=True) as journal:
+        assert [p.text[:63] for p in journal.verify(key).problems] == [
+            "#1-#4: each is not sealed with the key given (%s) and was" % seal.key_id(key)]
     # with another key than the station's, a seal made again does not match
     forge_seals(path, 4, key=key)
-    forge_seals(path, 5, key=b"f" * 32)
-    assert problems_of(path, key) == [(5, "rewritten")]
+    forge_seals(path, 6, key=b"f" * 32)
+    assert problems_of(path, key) == [(6, "rewritten")]
+
+
+def remove_seals(path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET seal=NULL")
+    db.commit()
+    db.close()
+
+
+SEALED_AGAIN = {    # a keyed journal of two fill()s, by someone without the key -> verify --key
+    "all of it without a key": (lambda path: forge_seals(path, 1), [(1, "unkeyed")],
+                                "#1-#6: each is not sealed with the key given"),
+    "the seals removed": (remove_seals, [(1, "unkeyed")],
+                          "#1-#6: each is not sealed with the key given"),
+    "from #4 on without a key": (lambda path: forge_seals(path, 4), [(4, "unkeyed")],
+                                 "#4-#6: each is sealed without the key, though"),
+}
+
+
+@pytest.mark.parametrize("how", SEALED_AGAIN)
+def test_a_keyed_journal_sealed_again_without_the_key_is_not_written_on(tmp_path, capsys, how):
+    """The review's case: a roll changed and the journal sealed again without the key.
+    Plain seals anyone can make must not pass for the key's: `verify --key` calls them
+    unprotected, and the keyed station refuses to chain its own seals on after them."""
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "j.sqlite"
+    with Journal(path, key=key) as journal:
+        fill(journal)
+        fill(journal)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE dice SET value='6' WHERE entry_id=4")
+    db.commit()
+    db.close()
+    forge, problems, said = SEALED_AGAIN[how]
+    forge(path)
+    assert problems_of(path, key) == problems
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 1 and out.splitlines()[1].startswith(f"  {said}"), out
+    if problems[0][0] == 1:         # nothing in the file shows it was ever sealed with the key
+        refusal = ("holds entries not sealed with the station's key .*: #1-#6.* If it was ever "
+                   "sealed with this key, someone without the key has sealed it again")
+    else:                           # it was: not taken over even when told
+        refusal = "sealed with the station's key up to #3, but not the entries after it .* Keep"
+        with pytest.raises(KeyMismatch, match=refusal):
+            Journal(path, key=key, start_keying=True)
+    config = tmp_path / "station.toml"
+    config.write_text(f'[journal]\nkey_file = "{key_path}"\n')
+    with pytest.raises(ConfigError, match=f"journal.key_file: .*{refusal}"):
+        Station(load(config), Options(simulate=True, journal=path, keyboard=False))
+
+
+def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)                 # #1-#2, from before seals
+    db.close()
+    with Journal(path) as journal:
+        journal.add_measurement("Measure", "5.0 in", {"inches": 5.0})      # #3, sealed plain
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    with Journal(path, readonly=True) as journal:
+        head = seal.short(journal.seal_of(4))
+    assert status == 0 and out.splitlines() == [
+        f"{path}: sealed with the key {seal.key_id(key)} from #4 on; #1-#3 before it taken over "
+        "as they were", f"  head #4 {head}: note it, and start the station"]
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 0 and "nothing to take over" in out
+    with Journal(path, key=key) as journal:     # the keyed station writes on
+        journal.add_measurement("Measure", "6.0 in", {"inches": 6.0})
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 0 and "3 entries sealed, with the key" in out and "2 unsealed" in out
+    status, out, _ = journal_cli(capsys, "show", "4", "--journal", str(path))
+    assert "SEALED WITH THE KEY FROM HERE" in out and "#1-#3 before, not sealed with it" in out
+    # a key every user can read, none, another
+    key_path.chmod(0o644)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 2 and "--key: " in err and "can be read by every user" in err
+    other = key_file(tmp_path, "other.key", "f" * 32)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(other))
+    assert status == 2 and "the key given is another" in err
+    with pytest.raises(SystemExit) as exit:
+        main(["journal", "start-keying", "--journal", str(path)])
+    assert exit.value.code == 2 and "--key" in capsys.readouterr().err
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):
