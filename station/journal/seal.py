@@ -207,7 +207,8 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
         if made_with is not None and verdict.key is None:
             if key is None or key_id(key) != made_with:
                 raise CannotVerify(
-                    f"the entries from #{entry.id} on are sealed with the key {made_with}"
+                    f"the entries from #{entry.id} on are sealed with the key {made_with}, which "
+                    "alone can check them"
                     + (f", not the one given ({key_id(key)})" if key is not None else ""))
             verdict.key, verdict.keyed_from = made_with, entry.id
             if entry.kind == KEYED and pending:

@@ -176,6 +176,10 @@ def export(args) -> int:
 HEAD = re.compile(r"(?:journal\s+)?#?(\d{1,18})(?:\s*[:·]\s*|\s+)(?:seal\s+)?([0-9a-f]{8,64})",
                   re.IGNORECASE)
 MAX_PROBLEMS = 20           # lines of problems printed; --json lists them all
+# Seals without a key match whenever someone sealed the journal again after changing it:
+# "intact" then says less than it seems to.
+PLAIN_SEALS = ("sealed without a key: anyone can seal a changed journal again, which only a "
+               "head noted from the screen shows (--head)")
 
 
 def written_head(text: str) -> tuple[int, str]:
@@ -214,6 +218,8 @@ def verify(args) -> int:
              f"change made to them before #{verdict.keyed_from})" if taken else "")
           + (f"; {verdict.unsealed} unsealed, written before the station sealed its entries "
              "(nothing shows whether they were changed)" if verdict.unsealed else ""))
+    if verdict.sealed and not verdict.key:
+        print(f"  {PLAIN_SEALS}")
     if verdict.head is not None:
         head_id, seal = verdict.head
         print(f"  head #{head_id} {short(seal) or '(no seal)'}")
