@@ -110,11 +110,15 @@ class JournalError(Exception):
 
 class KeyMismatch(JournalError):
     """The journal's seals and the station's key do not go together: `problem` says how,
-    `fix` what to do."""
+    `fix()` what to do."""
 
     def __init__(self, problem: str, fix: str) -> None:
-        super().__init__(f"{problem}. {fix}")
-        self.problem, self.fix = problem, fix
+        self.problem, self._fix = problem, fix
+        super().__init__(f"{problem}. {self.fix()}")
+
+    def fix(self, key_file: str | Path = "FILE") -> str:
+        """What to do, naming the key file when the caller knows it."""
+        return self._fix.replace("{key_file}", str(key_file))
 
 
 NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
@@ -265,12 +269,16 @@ class Journal:
             return False
         keyed = self._query("SELECT max(id) FROM entries WHERE substr(seal, 1, ?)=?",
                             (len(mine), mine))[0][0]
-        if keyed is not None:
+        # a record that a key took the journal over, its seal made again without the key
+        record = self._query("SELECT max(id) FROM entries WHERE kind=?", (seal.KEYED,))[0][0]
+        if keyed is not None or record is not None:
+            was = (f"is sealed with the station's key up to #{keyed}" if keyed is not None else
+                   f"records at #{record} that a key took it over")
             raise KeyMismatch(
-                f"the journal {self.path} is sealed with the station's key up to #{keyed}, but "
-                f"not the entries after it (to #{last[0]}): someone without the key sealed or "
-                "added them", "Keep the file as it is for the organiser (`station journal "
-                f"verify --key FILE` names the entries), and {NEW_JOURNAL}")
+                f"the journal {self.path} {was}, but the entries after it (to #{last[0]}) are "
+                "not sealed with the key: someone without the key sealed or added them",
+                "Keep the file as it is for the organiser (`station journal verify --key "
+                f"{{key_file}}` names the entries), and {NEW_JOURNAL}")
         if start_keying:
             return True
         first = self._query("SELECT min(id) FROM entries")[0][0]
@@ -278,8 +286,8 @@ class Journal:
             f"the journal {self.path} holds entries not sealed with the station's key "
             f"({seal.key_id(self.key)}): #{first}-#{last[0]}, sealed without a key or not at all",
             "If this journal was kept before the key was set, stop the station and run "
-            f"`station journal start-keying --journal {self.path} --key FILE` once, as the "
-            "station's user: the key seals it from then on. If it was ever sealed with this "
+            f"`station journal start-keying --journal {self.path} --key {{key_file}}` once, as "
+            "the station's user: the key seals it from then on. If it was ever sealed with this "
             f"key, someone without the key has sealed it again: keep the file, and {NEW_JOURNAL}")
 
     def close(self) -> None:

@@ -761,10 +761,11 @@ def test_a_keyed_journal_sealed_again_without_the_key_is_not_written_on(tmp_path
     status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
     assert status == 1 and out.splitlines()[1].startswith(f"  {said}"), out
     if problems[0][0] == 1:         # nothing in the file shows it was ever sealed with the key
-        refusal = ("holds entries not sealed with the station's key .*: #1-#6.* If it was ever "
-                   "sealed with this key, someone without the key has sealed it again")
+        refusal = ("holds entries not sealed with the station's key .*: #1-#6.* run `station "
+                   f"journal start-keying --journal {path} --key {key_path}` once.* If it was "
+                   "ever sealed with this key, someone without the key has sealed it again")
     else:                           # it was: not taken over even when told
-        refusal = "sealed with the station's key up to #3, but not the entries after it .* Keep"
+        refusal = "is sealed with the station's key up to #3, but the entries after it .* Keep"
         with pytest.raises(KeyMismatch, match=refusal):
             Journal(path, key=key, start_keying=True)
     config = tmp_path / "station.toml"
@@ -810,6 +811,12 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit:
         main(["journal", "start-keying", "--journal", str(path)])
     assert exit.value.code == 2 and "--key" in capsys.readouterr().err
+    # sealed again without the key: the record of the key taking over is still there
+    key_path.chmod(0o600)
+    forge_seals(path, 1)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 2 and "records at #4 that a key took it over, but the entries after" in err
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):
