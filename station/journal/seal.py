@@ -10,6 +10,9 @@ outcome's transaction, so it is sealed with the outcome rather than with the rea
 A seal is stored as SCHEME:HEX. SCHEME is `sha256`, or `hmac-KEYID` when the station has a
 key (journal.key_file): HMAC-SHA256, which nobody without the key can make again. KEYID
 names the key (a hash of it, not the key) so that verifying with the wrong one says so.
+
+The journal also holds records of its own, sealed like the entries (RECORDS): a break, when
+the station found the journal not as it had left it, and a key taking a journal over.
 """
 
 from __future__ import annotations
@@ -157,11 +160,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
 
     `heads`: entry id -> the start of its seal as players wrote it down (the screen's
     journal line). `counter`: the highest id the journal has given, which shows the last
-    entries deleted (None: the journal does not count them). Each entry is checked against the stored seal of the entry before it, so
-    a change shows where it was made, and entries after it that were left alone still
-    verify. An entry inserted among the others needs the later ones renumbered (ids are
-    sealed): it shows as a run of broken entries, or, without a seal, as an unsealed one.
-    CannotVerify when keyed seals meet no key or another key."""
+    entries deleted (None: the journal does not count them). Each entry is checked against
+    the stored seal of the entry before it, so a change shows where it was made, and entries
+    after it that were left alone still verify. An entry inserted among the others needs the
+    later ones renumbered (ids are sealed): it shows as a run of broken entries, or, without
+    a seal, as an unsealed one. The journal's own records (a break, a key taking over) are
+    reported as they say. CannotVerify when keyed seals meet no key or another key."""
     verdict, heads = Verdict(), heads or {}
     broken: list[Problem] = []          # one entry each; runs of them are merged at the end
     kinds: dict[int, Any] = {}
@@ -218,6 +222,11 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             pending = []
         elif made_with is None and verdict.key is None and key is not None:
             pending.append(entry.id)
+        elif made_with is None and entry.kind == KEYED:
+            # what a station writes with a key, sealed without one: plain seals made again
+            broken.append(Problem(entry.id, entry.id, "unkeyed", (
+                "records that a key took the journal over, but is not sealed with a key: "
+                "sealed again by someone without it")))
         if verdict.key is not None and made_with is None:
             broken.append(Problem(entry.id, entry.id, "unkeyed", (
                 f"is sealed without the key, though the entries from #{verdict.keyed_from} on "

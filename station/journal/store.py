@@ -1,15 +1,17 @@
 """The journal: every reading, outcome and measurement, kept in SQLite (WAL mode).
 
 One `entries` table holds all three kinds (so `station journal show ID` takes any id), with
-the JPEG frame a reading was made from; a `dice` table holds each die a reading saw, for the
-fairness statistics. Every write is its own transaction, committed with synchronous=FULL
-before the caller shows anything: what the screen showed is on disk, even if the process is
-killed the next instant. Each entry is sealed in its transaction (`station.journal.seal`). A
-journal from an older station is converted when the station next opens it (`_upgrade`): its
-ids are never given again from then on, and entries written before seals stay unsealed.
+the JPEG frame a reading was made from, and the journal's own records (seal.RECORDS); a
+`dice` table holds each die a reading saw, for the fairness statistics. Every write is its
+own transaction, committed with synchronous=FULL before the caller shows anything: what the
+screen showed is on disk, even if the process is killed the next instant. Each entry is
+sealed in its transaction (`station.journal.seal`). A journal from an older station is
+converted when the station next opens it (`_upgrade`): its ids are never given again from
+then on, and entries written before seals stay unsealed.
 
 The `station journal` commands open it read-only: they never create, add tables to or
-convert a file, and a damaged file or entry is a JournalError that says so.
+convert a file, and a damaged file or entry is a JournalError that says so. The one
+exception, `station journal start-keying`, writes as the station does.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ log = logging.getLogger(__name__)
 ENTRIES = """(
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
     at       TEXT NOT NULL,             -- ISO 8601, UTC
-    kind     TEXT NOT NULL,             -- reading | outcome | measurement
+    kind     TEXT NOT NULL,             -- reading | outcome | measurement | break | keyed
     action   TEXT NOT NULL,             -- the action's name as players chose it
     headline TEXT NOT NULL,             -- what the screen said in big letters
     parent   INTEGER REFERENCES entries(id),  -- a reading's outcome, once resolved
@@ -408,10 +410,10 @@ class Journal:
                 for name, head in (("expected", self._head), ("found", found))}
         log.error("%s: %s; recorded as a break", self.path,
                   seal.describe(seal.BREAK, data))
-        entry_id = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head)) + 1
+        newest = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head))
         self._insert(seal.BREAK, "journal", "journal lost, begun again" if found is None
-                     else "journal changed under the station", data, None, entry_id)
-        self._seal(entry_id)
+                     else "journal changed under the station", data, None, newest + 1)
+        self._seal(newest + 1)
 
     def _keyed_record(self) -> int:
         """The record that the key seals the journal from here on, taking over the entries

@@ -708,7 +708,7 @@ def test_keyed_seals_need_the_key_to_verify_and_to_be_made_again(tmp_path, capsy
     # ...or all of it, as if the station had never had the key
     forge_seals(path, 1)
     assert problems_of(path, key) == [(1, "unkeyed")]
-    assert problems_of(path) == []                         # without the key, nothing to see
+    assert problems_of(path) == [(4, "unkeyed")]   # without the key, only its record shows it
     # a keyed station (one from before it checked) chaining on from such entries: its key
     # does not vouch for them (the review's case: "keyed from #5 on" and intact)
     forge_seals(path, 5, key=key)
@@ -817,6 +817,8 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
                                  "--key", str(key_path))
     assert status == 2 and "records at #4 that a key took it over, but the entries after" in err
+    status, out, _ = verify_cli(capsys, path)   # without the key, the record still says so
+    assert status == 1 and "#4 records that a key took the journal over, but is not sealed" in out
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):
