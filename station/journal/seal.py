@@ -10,6 +10,9 @@ outcome's transaction, so it is sealed with the outcome rather than with the rea
 A seal is stored as SCHEME:HEX. SCHEME is `sha256`, or `hmac-KEYID` when the station has a
 key (journal.key_file): HMAC-SHA256, which nobody without the key can make again. KEYID
 names the key (a hash of it, not the key) so that verifying with the wrong one says so.
+
+The journal also holds records of its own, sealed like the entries (RECORDS): a break, when
+the station found the journal not as it had left it, and a key taking a journal over.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ PLAIN = "sha256"
 # What players write down: 12 hex digits are 48 bits, so a chain rewritten without the key
 # would need some 10^14 tries to come out with the seal they noted at that id.
 HEAD_DIGITS = 12
+# The journal's own records, sealed in the chain like the entries (store.Journal writes them):
+BREAK = "break"     # the journal was not as the station had left it: what it knew, what it found
+KEYED = "keyed"     # sealed with the key from here on: the entries before it taken over
+RECORDS = (BREAK, KEYED)
 
 
 def key_id(key: bytes) -> str:
@@ -83,6 +90,28 @@ def matches(stored: Any, prev: Any, content: list[Any], key: bytes | None) -> bo
     return False
 
 
+def describe(kind: str, data: Any) -> str:
+    """What one of the journal's own records says (for `verify` and the screen)."""
+    data = data if isinstance(data, dict) else {}
+    if kind == KEYED:
+        taken = data.get("taken_over") if isinstance(data.get("taken_over"), dict) else {}
+        return (f"sealed with the key {data.get('key')} from here on; #{taken.get('first')}-"
+                f"#{taken.get('last')} before, not sealed with it, were taken over as they were "
+                "(station journal start-keying): a change made to them before cannot be seen")
+    expected, found = _head_text(data.get("expected")), data.get("found")
+    if found is None:
+        return ("the journal was deleted or replaced while the station ran, and begun again "
+                f"here; the lost one ended at {expected}")
+    return (f"while the station ran, the journal's last entry went from {expected} to "
+            f"{_head_text(found)}: entries deleted, changed or added meanwhile")
+
+
+def _head_text(head: Any) -> str:
+    if not isinstance(head, dict):
+        return "none (it was empty)"
+    return f"#{head.get('id')} (seal {short(head.get('seal')) or 'none'})"
+
+
 class CannotVerify(Exception):
     """The seals were made with a key that was not given: the message says which."""
 
@@ -98,7 +127,7 @@ class Problem:
         return {"first": self.first, "last": self.last, "change": self.change, "text": self.text}
 
 
-CHANGES = ("deleted", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
+CHANGES = ("deleted", "break", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
 
 
 @dataclass
@@ -107,6 +136,7 @@ class Verdict:
     unsealed: int = 0                   # entries written before the journal was sealed
     key: str | None = None              # the key the seals are made with, from `keyed_from` on
     keyed_from: int | None = None
+    taken_over: tuple[int, int] | None = None   # entries before keyed_from the key took over
     head: tuple[int, Any] | None = None     # the last entry's id and seal
     problems: list[Problem] = field(default_factory=list)
 
@@ -117,27 +147,34 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {"intact": self.intact, "sealed": self.sealed, "unsealed": self.unsealed,
                 "key": self.key, "keyed_from": self.keyed_from,
+                "taken_over": None if self.taken_over is None else
+                {"first": self.taken_over[0], "last": self.taken_over[1]},
                 "head": None if self.head is None else
                 {"id": self.head[0], "seal": short(self.head[1])},
                 "problems": [p.to_json() for p in self.problems]}
 
 
-def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None
-           ) -> Verdict:
+def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None,
+           counter: int | None = None) -> Verdict:
     """Walk the entries (store.Journal.chain()) and say what does not match its seal.
 
     `heads`: entry id -> the start of its seal as players wrote it down (the screen's
-    journal line). Each entry is checked against the stored seal of the entry before it, so
-    a change shows where it was made, and entries after it that were left alone still
-    verify. An entry inserted among the others needs the later ones renumbered (ids are
-    sealed): it shows as a run of broken entries, or, without a seal, as an unsealed one.
-    CannotVerify when keyed seals meet no key or another key."""
+    journal line). `counter`: the highest id the journal has given, which shows the last
+    entries deleted (None: the journal does not count them). Each entry is checked against
+    the stored seal of the entry before it, so a change shows where it was made, and entries
+    after it that were left alone still verify. An entry inserted among the others needs the
+    later ones renumbered (ids are sealed): it shows as a run of broken entries, or, without
+    a seal, as an unsealed one. The journal's own records (a break, a key taking over) are
+    reported as they say. CannotVerify when keyed seals meet no key or another key."""
     verdict, heads = Verdict(), heads or {}
     broken: list[Problem] = []          # one entry each; runs of them are merged at the end
     kinds: dict[int, Any] = {}
     links: list[tuple[int, Any]] = []
     seen: dict[int, Any] = {}           # the seals of the entries in `heads`
-    last_id, prev, explained, first_sealed = 0, "", False, 0
+    # with a key: the entries before the first one sealed with it, which are not; taken
+    # over if that one is a KEYED record, else unprotected
+    pending: list[int] = []
+    last_id, prev, explained = 0, "", False
     for entry in chain:
         kinds[entry.id] = entry.kind
         if entry.parent is not None:
@@ -145,6 +182,9 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
         if entry.id in heads:
             seen[entry.id] = entry.seal
         verdict.head = (entry.id, entry.seal)
+        if entry.kind == BREAK:
+            verdict.problems.append(Problem(entry.id, entry.id, "break", (
+                f"#{entry.id} records a break: {describe(entry.kind, entry.data)}")))
         if entry.id != last_id + 1:     # ids are given one after another: a gap is a deletion
             missing = f"#{last_id + 1}" + (f"-#{entry.id - 1}" if entry.id - 1 > last_id + 1 else "")
             verdict.problems.append(Problem(
@@ -161,18 +201,32 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                     "(or written by a station older than seals)")))
             else:
                 verdict.unsealed += 1
+                if key is not None:
+                    pending.append(entry.id)
             # after a seal was removed, the next entry cannot chain: that problem says why
             prev, explained = "", verdict.sealed > 0
             continue
         verdict.sealed += 1
-        first_sealed = first_sealed or entry.id
         made_with = key_of(entry.seal)
         if made_with is not None and verdict.key is None:
             if key is None or key_id(key) != made_with:
                 raise CannotVerify(
-                    f"the entries from #{entry.id} on are sealed with the key {made_with}"
+                    f"the entries from #{entry.id} on are sealed with the key {made_with}, which "
+                    "alone can check them"
                     + (f", not the one given ({key_id(key)})" if key is not None else ""))
             verdict.key, verdict.keyed_from = made_with, entry.id
+            if entry.kind == KEYED and pending:
+                verdict.taken_over = (pending[0], pending[-1])
+            else:
+                broken += _unprotected(pending, key)
+            pending = []
+        elif made_with is None and verdict.key is None and key is not None:
+            pending.append(entry.id)
+        elif made_with is None and entry.kind == KEYED:
+            # what a station writes with a key, sealed without one: plain seals made again
+            broken.append(Problem(entry.id, entry.id, "unkeyed", (
+                "records that a key took the journal over, but is not sealed with a key: "
+                "sealed again by someone without it")))
         if verdict.key is not None and made_with is None:
             broken.append(Problem(entry.id, entry.id, "unkeyed", (
                 f"is sealed without the key, though the entries from #{verdict.keyed_from} on "
@@ -182,16 +236,15 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 "changed since it was written: it no longer matches its seal (its text, data, "
                 "frame, dice or the readings linked to it)")))
         prev, explained = entry.seal, False
+    if counter is not None and counter > last_id:
+        missing = f"#{last_id + 1}" + (f"-#{counter}" if counter > last_id + 1 else "")
+        verdict.problems.append(Problem(last_id + 1, counter, "deleted", (
+            f"{missing} deleted: the journal has given ids up to #{counter}, "
+            + (f"and its last entry is #{last_id}" if last_id else "and it is empty"))))
     if broken and broken[-1].first == last_id and broken[-1].change == "edited":
         # nothing after it to say it was there before: it may have been appended
         broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")
-
-    if key is not None and verdict.key is None and verdict.sealed:
-        # A station with a key never goes on without it (store.Journal refuses): a journal
-        # verified with a key yet sealed without one was sealed again by someone else.
-        verdict.problems.append(Problem(first_sealed, last_id, "unkeyed", (
-            f"no entry is sealed with the key given ({key_id(key)}): the station had no key, "
-            "or someone without it sealed the journal again")))
+    broken += _unprotected(pending, key)        # no entry is sealed with the key given
     verdict.problems += _runs(broken)
     verdict.problems += [
         Problem(entry_id, entry_id, "link",
@@ -214,11 +267,21 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     return verdict
 
 
+def _unprotected(ids: list[int], key: bytes | None) -> list[Problem]:
+    """Entries before the first sealed with the key, not taken over by it: a station with
+    a key never writes on after them unless told (store.Journal), so someone without the key
+    sealed them again or removed their seals, or they were never taken over."""
+    return [Problem(entry_id, entry_id, "unkeyed", (
+        f"is not sealed with the key given ({key_id(key)}) and was not taken over by it "
+        "(station journal start-keying): anyone could have changed it and sealed it again, or "
+        "removed its seal")) for entry_id in ids]
+
+
 def _runs(broken: list[Problem]) -> list[Problem]:
     """Entries one after another broken the same way, as one problem: a chain rewritten
     from some entry on, or ids renumbered after an insertion, fail at every later entry."""
     runs: list[list[Problem]] = []
-    for problem in broken:
+    for problem in sorted(broken, key=lambda p: (p.change, p.first)):
         if runs and runs[-1][-1].last + 1 == problem.first and runs[-1][-1].change == problem.change:
             runs[-1].append(problem)
         else:

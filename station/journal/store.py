@@ -1,15 +1,17 @@
 """The journal: every reading, outcome and measurement, kept in SQLite (WAL mode).
 
 One `entries` table holds all three kinds (so `station journal show ID` takes any id), with
-the JPEG frame a reading was made from; a `dice` table holds each die a reading saw, for the
-fairness statistics. Every write is its own transaction, committed with synchronous=FULL
-before the caller shows anything: what the screen showed is on disk, even if the process is
-killed the next instant. Each entry is sealed in its transaction (`station.journal.seal`); a
-journal written before seals existed gets the column when the station next opens it, and its
-earlier entries stay unsealed.
+the JPEG frame a reading was made from, and the journal's own records (seal.RECORDS); a
+`dice` table holds each die a reading saw, for the fairness statistics. Every write is its
+own transaction, committed with synchronous=FULL before the caller shows anything: what the
+screen showed is on disk, even if the process is killed the next instant. Each entry is
+sealed in its transaction (`station.journal.seal`). A journal from an older station is
+converted when the station next opens it (`_upgrade`): its ids are never given again from
+then on, and entries written before seals stay unsealed.
 
 The `station journal` commands open it read-only: they never create, add tables to or
-convert a file, and a damaged file or entry is a JournalError that says so.
+convert a file, and a damaged file or entry is a JournalError that says so. The one
+exception, `station journal start-keying`, writes as the station does.
 """
 
 from __future__ import annotations
@@ -29,18 +31,22 @@ from station.journal import seal
 
 log = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    id       INTEGER PRIMARY KEY,
+# AUTOINCREMENT: SQLite counts the ids given (sqlite_sequence) and never gives one again, so
+# the last entries deleted leave a gap before the next one instead of being written over.
+# The seal is stored before the data and frame: reading it does not read a frame.
+ENTRIES = """(
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
     at       TEXT NOT NULL,             -- ISO 8601, UTC
-    kind     TEXT NOT NULL,             -- reading | outcome | measurement
+    kind     TEXT NOT NULL,             -- reading | outcome | measurement | break | keyed
     action   TEXT NOT NULL,             -- the action's name as players chose it
     headline TEXT NOT NULL,             -- what the screen said in big letters
     parent   INTEGER REFERENCES entries(id),  -- a reading's outcome, once resolved
+    seal     TEXT,                      -- SCHEME:HEX (seal.py); NULL: written before seals
     data     TEXT NOT NULL,             -- JSON: the outcome, the reading or the measurement
-    frame    BLOB,                      -- JPEG the reading was made from
-    seal     TEXT                       -- SCHEME:HEX (seal.py); NULL: written before seals
-);
+    frame    BLOB                       -- JPEG the reading was made from
+)"""
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS entries {ENTRIES};
 CREATE TABLE IF NOT EXISTS dice (
     entry_id    INTEGER NOT NULL REFERENCES entries(id),
     idx         INTEGER NOT NULL,
@@ -97,6 +103,7 @@ class Sealable:
     parent: Any
     seal: Any
     content: list[Any]
+    data: Any                   # its data read as JSON (None if it is not): a record's facts
 
 
 class JournalError(Exception):
@@ -104,21 +111,46 @@ class JournalError(Exception):
 
 
 class KeyMismatch(JournalError):
-    """The journal is sealed with a key the station was not given."""
+    """The journal's seals and the station's key do not go together: `problem` says how,
+    `fix()` what to do."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        self.problem, self._fix = problem, fix
+        super().__init__(f"{problem}. {self.fix()}")
+
+    def fix(self, key_file: str | Path = "FILE") -> str:
+        """What to do, naming the key file when the caller knows it."""
+        return self._fix.replace("{key_file}", str(key_file))
+
+
+NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
 
 
 class Journal:
-    def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None) -> None:
+    def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None,
+                 start_keying: bool = False) -> None:
         """Open (and create, unless `readonly`) the journal at `path`; `key`: seal new
-        entries with HMAC-SHA256 under it."""
+        entries with HMAC-SHA256 under it. A journal none of whose entries is sealed with the
+        key is written on only with `start_keying`, which records that the key takes it
+        over from then on (`keyed_at`: that record's id)."""
         self.path = Path(path)
         self.readonly = readonly
         self.key = key
         self._seal_column = "seal"
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
+        # The writer's last entry (id, seal): the one it wrote, or found when it opened the
+        # journal. Kept when the file is made again, so that the new one says what was lost.
+        self._head: tuple[int, str | None] | None = None
+        self.keyed_at: int | None = None
         try:
-            self._open_reader() if readonly else self._open_writer()
+            if readonly:
+                self._open_reader()
+            else:
+                take_over = self._open_writer(start_keying)
+                self._head = self._last()
+                if take_over:
+                    self.keyed_at = self._write(self._keyed_record)
         except (sqlite3.Error, OSError) as error:
             self.close()
             raise JournalError(f"cannot open the journal {self.path}: {error}") from error
@@ -142,20 +174,50 @@ class Journal:
                 if mode == "immutable=1":
                     raise
 
-    def _open_writer(self) -> None:
+    def _open_writer(self, start_keying: bool = False) -> bool:
+        """Open the journal to write; True when the key is to take it over (`_check_key`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                    check_same_thread=False, isolation_level=None)
         self._check_tables(allow_new=True)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        self._upgrade()
         self._db.executescript(SCHEMA)
-        if self._seal_column != "seal":         # a journal from before seals
-            self._db.execute("ALTER TABLE entries ADD COLUMN seal TEXT")
-            self._seal_column = "seal"
-        self._check_key()
+        take_over = self._check_key(start_keying)
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
+        return take_over
+
+    def _upgrade(self) -> None:
+        """An older station's entries table (ids it may give again, perhaps no seal column)
+        is copied into today's, ids and values unchanged, so every seal still matches. An
+        existing table cannot be given AUTOINCREMENT in place; one transaction does the copy,
+        the drop and the rename, so a crash or a full disk leaves the old table as it was."""
+        row = self._db.execute("SELECT sql FROM sqlite_master WHERE type='table' "
+                               "AND name='entries'").fetchone()
+        if row is None or "AUTOINCREMENT" in row[0].upper():
+            return
+        log.warning("the journal %s is from an older station: copying its entries into a "
+                    "table that never gives an id twice", self.path)
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(f"CREATE TABLE entries_new {ENTRIES}")
+            self._db.execute(f"INSERT INTO entries_new (id, at, kind, action, headline, parent, "
+                             f"seal, data, frame) SELECT id, at, kind, action, headline, parent, "
+                             f"{self._seal_column}, data, frame FROM entries")
+            self._db.execute("DROP TABLE entries")
+            self._db.execute("ALTER TABLE entries_new RENAME TO entries")
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._rollback()
+            raise JournalError(
+                f"cannot convert the journal {self.path} from an older station: {error}. "
+                "The copy needs as much free space as the journal takes. "
+                + DAMAGED.format(path=self.path)
+                + ". Meanwhile give the station a new journal (journal.path, or --journal "
+                "PATH)") from error
+        self._seal_column = "seal"
 
     def _reopen_if_gone(self) -> None:
         """A journal file deleted or replaced while the station runs would swallow every
@@ -167,7 +229,8 @@ class Journal:
             there = False
         if not there:
             log.error("the journal %s was deleted or replaced while the station ran: "
-                      "writing on in a new journal there", self.path)
+                      "writing on in a new journal there, beginning with a record of the lost "
+                      "one's last entry", self.path)
             self._db.close()
             self._open_writer()
 
@@ -187,18 +250,47 @@ class Journal:
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
 
-    def _check_key(self) -> None:
-        """Entries sealed with a key are followed only by entries sealed with the same key:
-        else `verify` would rightly call the journal rewritten. Refuse to write on instead."""
-        row = self._db.execute("SELECT id, seal FROM entries WHERE seal IS NOT NULL "
-                               "ORDER BY id DESC LIMIT 1").fetchone()
-        made_with = seal.key_of(row[1]) if row else None
-        if made_with is None or self.key is not None and made_with == seal.key_id(self.key):
-            return
-        given = (f"the key given is another ({seal.key_id(self.key)})" if self.key is not None
-                 else "no key was given")
-        raise KeyMismatch(f"the journal {self.path} is sealed with the key {made_with} "
-                          f"(its last sealed entry, #{row[0]}), but {given}")
+    def _check_key(self, start_keying: bool) -> bool:
+        """A station with a key chains on only from an entry sealed with it, else its seals
+        would vouch for entries anyone could have sealed again: a journal sealed with the
+        key and then not was sealed again by someone without it, and one never sealed with
+        it is taken over only when told (`start_keying`: returns True). A station without a
+        key, or with another, does not write on after entries sealed with a key. KeyMismatch
+        says which case it is and what to do."""
+        mine = seal.scheme_of(self.key) + ":"
+        other = self._query("SELECT id, seal FROM entries WHERE substr(seal, 1, 5)='hmac-' AND "
+                            "substr(seal, 1, ?)!=? ORDER BY id DESC LIMIT 1", (len(mine), mine))
+        if other:
+            given = (f"the key given is another ({seal.key_id(self.key)})" if self.key is not None
+                     else "no key was given")
+            raise KeyMismatch(f"the journal {self.path} is sealed with the key "
+                              f"{seal.key_of(other[0][1])} (up to #{other[0][0]}), but {given}",
+                              f"Give the key it was sealed with, or {NEW_JOURNAL}")
+        last = self._last()
+        if self.key is None or last is None or (last[1] or "").startswith(mine):
+            return False
+        keyed = self._query("SELECT max(id) FROM entries WHERE substr(seal, 1, ?)=?",
+                            (len(mine), mine))[0][0]
+        # a record that a key took the journal over, its seal made again without the key
+        record = self._query("SELECT max(id) FROM entries WHERE kind=?", (seal.KEYED,))[0][0]
+        if keyed is not None or record is not None:
+            was = (f"is sealed with the station's key up to #{keyed}" if keyed is not None else
+                   f"records at #{record} that a key took it over")
+            raise KeyMismatch(
+                f"the journal {self.path} {was}, but the entries after it (to #{last[0]}) are "
+                "not sealed with the key: someone without the key sealed or added them",
+                "Keep the file as it is for the organiser (`station journal verify --key "
+                f"{{key_file}}` names the entries), and {NEW_JOURNAL}")
+        if start_keying:
+            return True
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        raise KeyMismatch(
+            f"the journal {self.path} holds entries not sealed with the station's key "
+            f"({seal.key_id(self.key)}): #{first}-#{last[0]}, sealed without a key or not at all",
+            "If this journal was kept before the key was set, stop the station and run "
+            f"`station journal start-keying --journal {self.path} --key {{key_file}}` once, as "
+            "the station's user: the key seals it from then on. If it was ever sealed with this "
+            f"key, someone without the key has sealed it again: keep the file, and {NEW_JOURNAL}")
 
     def close(self) -> None:
         if self._db is not None:
@@ -244,11 +336,14 @@ class Journal:
         return self._write(lambda: self._insert("measurement", action, headline, data, None))
 
     def _insert(self, kind: str, action: str, headline: str, data: dict[str, Any],
-                frame: bytes | None) -> int:
+                frame: bytes | None, entry_id: int | None = None) -> int:
+        """Write an entry, as `entry_id` or (None) the next id SQLite gives."""
         at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
         cursor = self._db.execute(
-            "INSERT INTO entries (at, kind, action, headline, data, frame) VALUES (?,?,?,?,?,?)",
-            (at, kind, action, headline, json.dumps(data, default=_json_default), frame))
+            "INSERT INTO entries (id, at, kind, action, headline, data, frame) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (entry_id, at, kind, action, headline, json.dumps(data, default=_json_default),
+             frame))
         return int(cursor.lastrowid)
 
     def _write(self, work: Callable[[], int]) -> int:
@@ -266,9 +361,11 @@ class Journal:
         while True:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                self._record_break()
                 entry_id = work()
-                self._seal(entry_id)
+                made = self._seal(entry_id)
                 self._db.execute("COMMIT")
+                self._head = (entry_id, made)
                 return entry_id
             except sqlite3.Error as error:
                 self._rollback()
@@ -290,7 +387,7 @@ class Journal:
                 self._rollback()
                 raise
 
-    def _seal(self, entry_id: int) -> None:
+    def _seal(self, entry_id: int) -> str:
         """Seal the entry `work` just wrote, in the same transaction: over what it holds when
         committed (an outcome's links to its readings included), after the entry before it."""
         before = self._db.execute("SELECT seal FROM entries WHERE id<? ORDER BY id DESC LIMIT 1",
@@ -298,6 +395,38 @@ class Journal:
         made = seal.make_seal((before[0] or "") if before else "",
                               self._sealable(entry_id).content, self.key)
         self._db.execute("UPDATE entries SET seal=? WHERE id=?", (made, entry_id))
+        return made
+
+    def _record_break(self) -> None:
+        """When the journal no longer ends with the entry the station wrote last (or found
+        when it opened it), entries were deleted, changed or added under it, or the file was
+        made again: chaining on would seal over that. A break entry records the last entry
+        the station knew and the one it found instead, and `verify` reports it. Its id comes
+        after every id the station knows of: none is given again, not even in a new file."""
+        found = self._last()
+        if found == self._head:
+            return
+        data = {name: None if head is None else {"id": head[0], "seal": head[1]}
+                for name, head in (("expected", self._head), ("found", found))}
+        log.error("%s: %s; recorded as a break", self.path,
+                  seal.describe(seal.BREAK, data))
+        newest = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head))
+        self._insert(seal.BREAK, "journal", "journal lost, begun again" if found is None
+                     else "journal changed under the station", data, None, newest + 1)
+        self._seal(newest + 1)
+
+    def _keyed_record(self) -> int:
+        """The record that the key seals the journal from here on, taking over the entries
+        before it as they are."""
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        return self._insert(seal.KEYED, "journal", "sealed with the key from here",
+                            {"key": seal.key_id(self.key),
+                             "taken_over": {"first": first, "last": self._last()[0]}}, None)
+
+    def _last(self) -> tuple[int, str | None] | None:
+        """The last entry's id and seal; None when the journal is empty."""
+        row = self._query(f"SELECT id, {self._seal_column} FROM entries ORDER BY id DESC LIMIT 1")
+        return (row[0][0], row[0][1]) if row else None
 
     def _rollback(self) -> None:
         if self._db.in_transaction:
@@ -361,8 +490,18 @@ class Journal:
     def verify(self, key: bytes | None = None, heads: dict[int, str] | None = None
                ) -> seal.Verdict:
         """Check every entry against its seal (`seal.verify`)."""
+        # read before the walk: entries written meanwhile only make the walk longer
+        counter = self._counter()
         with closing(self.chain()) as entries:      # its transaction ends, however it ends
-            return seal.verify(entries, key, heads)
+            return seal.verify(entries, key, heads, counter)
+
+    def _counter(self) -> int | None:
+        """The highest id SQLite has given an entry; None in an older station's journal,
+        which does not count them."""
+        if not self._query("SELECT 1 FROM sqlite_master WHERE name='sqlite_sequence'"):
+            return None
+        row = self._query("SELECT seq FROM sqlite_sequence WHERE name='entries'")
+        return row[0][0] if row else None
 
     def seal_of(self, entry_id: int) -> str | None:
         rows = self._query(f"SELECT {self._seal_column} FROM entries WHERE id=?", (entry_id,))
@@ -383,8 +522,12 @@ class Journal:
                                 (entry_id,)).fetchall()
         links = self._db.execute("SELECT id FROM entries WHERE parent=? ORDER BY id",
                                  (entry_id,)).fetchall()
+        try:
+            data = json.loads(row[5])
+        except (TypeError, ValueError):
+            data = None
         return Sealable(row[0], row[2], row[7], row[8],
-                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]])
+                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]], data)
 
     def _query(self, sql: str, args: Any = ()) -> list[tuple]:
         try:

@@ -110,9 +110,8 @@ class Station:
         try:
             self.journal = Journal(journal_path, key=key)
         except KeyMismatch as error:
-            raise ConfigError("journal.key_file", str(error),
-                              "Give the key it was sealed with, or start a new journal "
-                              "(journal.path, or --journal PATH)") from error
+            raise ConfigError("journal.key_file", error.problem,
+                              error.fix(config.journal_key_file)) from error
         except JournalError as error:
             raise ConfigError("journal.path", str(error),
                               "Give a writable file, or --journal PATH") from error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from station.display.screen import DieMark, Screen, TrayView
 from station.journal import Entry, Journal
-from station.journal.seal import short
+from station.journal.seal import BREAK, RECORDS, describe, short
 from station.service.screens import measurement_details, outcome_screen
 from station.service.tray_source import decode_jpeg
 
@@ -22,7 +22,8 @@ def step_lines(entry: Entry) -> list[str]:
 
 
 def screen_of(journal: Journal, entry: Entry) -> Screen:
-    """The screen as it was shown for `entry` (an outcome, a reading or a measurement)."""
+    """The screen as it was shown for `entry` (an outcome, a reading or a measurement), or
+    what one of the journal's own records says."""
     if entry.kind == "outcome":
         rolls = []
         for reading in journal.readings_of(entry.id):
@@ -34,6 +35,11 @@ def screen_of(journal: Journal, entry: Entry) -> Screen:
                                 seal=short(entry.seal))
         screen.prompt = f"journal #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC"
         return screen
+    if entry.kind in RECORDS:
+        return Screen(state="journal", action="The journal", headline=entry.headline.upper(),
+                      details=[describe(entry.kind, entry.data)], entry_id=entry.id,
+                      seal=short(entry.seal), level="warn" if entry.kind == BREAK else "info",
+                      prompt=f"journal record #{entry.id}, {entry.at[:19].replace('T', ' ')} UTC")
     if entry.kind == "reading":
         data = entry.data
         frame = decode_jpeg(entry.frame) if entry.frame else None

@@ -300,8 +300,9 @@ def test_a_journal_deleted_while_the_station_runs_is_made_again(tmp_path):
         gone.unlink()
     entry = journal.add_measurement("Measure", "2.0 in", {"mm": 50.8})
     journal.close()
-    with Journal(path, readonly=True) as reread:
-        assert [e.headline for e in reread.entries()] == ["2.0 in"] and entry == 1
+    with Journal(path, readonly=True) as reread:        # after a record of what was lost
+        assert [(e.id, e.headline) for e in reread.entries()] == [
+            (2, "journal lost, begun again"), (3, "2.0 in")] and entry == 3
 
 
 def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
@@ -363,7 +364,9 @@ def test_each_entry_is_sealed_over_the_one_before(tmp_path, capsys):
     assert len({e.seal for e in entries}) == 6 and head.startswith("sha256:") and len(head) == 71
     status, out, _ = verify_cli(capsys, path)
     assert status == 0 and out.splitlines() == [
-        f"{path}: intact", "  6 entries sealed", f"  head #6 {head[7:19]}"]
+        f"{path}: intact", "  6 entries sealed", "  sealed without a key: anyone can seal a "
+        "changed journal again, which only a head noted from the screen shows (--head)",
+        f"  head #6 {head[7:19]}"]
     status, out, _ = verify_cli(capsys, path, "--json")
     verdict = json.loads(out)
     assert status == 0 and verdict["intact"] and verdict["head"] == {"id": 6, "seal": head[7:19]}
@@ -534,6 +537,134 @@ def test_a_journal_from_before_seals_opens_and_is_sealed_from_then_on(tmp_path, 
     assert problems_of(path) == [(5, "unsealed")]
 
 
+def delete_last_roll(path, first: int) -> None:
+    """What a player who lost a roll might do with sqlite3: entries `first` on deleted."""
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM dice WHERE entry_id>=?", (first,))
+    db.execute("DELETE FROM entries WHERE id>=?", (first,))
+    db.commit()
+    db.close()
+
+
+def test_ids_are_never_given_twice(tmp_path, capsys):
+    """The last roll deleted while the station was stopped: its ids are not written over by
+    the next roll, so the deletion shows, with or without a key, before and after."""
+    path = tmp_path / "j.sqlite"
+    key = b"k" * 32
+    with Journal(path, key=key) as journal:
+        fill(journal)
+        fill(journal)
+    delete_last_roll(path, 4)
+    assert problems_of(path, key) == [(4, "deleted")]
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_file(tmp_path, secret="k" * 32)))
+    assert status == 1 and ("#4-#6 deleted: the journal has given ids up to #6, and its last "
+                            "entry is #3") in out
+    with Journal(path, key=key) as journal:
+        assert fill(journal) == (7, 8, 9)
+    with Journal(path, readonly=True) as journal:
+        assert [p.text for p in journal.verify(key).problems] == [
+            "#4-#6 deleted: the ids go from #3 to #7"]
+
+
+@pytest.mark.parametrize("sealed", [False, True], ids=["before seals", "sealed"])
+def test_an_older_station_s_journal_is_converted_to_ids_never_given_twice(tmp_path, capsys,
+                                                                           sealed):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    if sealed:                      # the first sealed station's table: a seal, ids reused
+        db.execute("ALTER TABLE entries ADD COLUMN seal TEXT")
+        db.commit()
+        forge_seals(path, 1)
+    db.close()
+    with Journal(path) as journal:
+        assert journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) == 3
+    db = sqlite3.connect(path)
+    tables = dict(db.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"))
+    assert "AUTOINCREMENT" in tables["entries"] and "entries_new" not in tables
+    assert "REFERENCES entries(id)" in tables["dice"]
+    db.close()
+    status, out, _ = verify_cli(capsys, path)          # the copy kept every seal
+    assert status == 0 and ("3 entries sealed" if sealed else "1 entry sealed; 2 unsealed") in out
+    delete_last_roll(path, 3)
+    with Journal(path) as journal:
+        assert journal.add_measurement("Measure", "6.0 in", {"inches": 6.0}) == 4
+    assert problems_of(path) == [(3, "deleted")]
+
+
+def test_a_journal_that_cannot_be_converted_is_left_as_it_was(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)      # a damaged row that today's table does not take
+    db.executescript(OLD_SCHEMA.replace("at TEXT NOT NULL", "at TEXT")
+                     + "UPDATE entries SET at=NULL WHERE id=2;")
+    before = db.execute("SELECT * FROM sqlite_master").fetchall()
+    db.close()
+    with pytest.raises(JournalError, match="cannot convert the journal .* from an older station: "
+                                           "NOT NULL .* Meanwhile give the station a new journal"):
+        Journal(path)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT * FROM sqlite_master").fetchall() == before
+    assert db.execute("SELECT count(*) FROM entries").fetchone() == (2,)
+    db.close()
+
+
+@pytest.mark.parametrize("counter_too", [False, True], ids=["entry", "entry and id counter"])
+def test_entries_deleted_under_the_running_station_are_recorded(tmp_path, capsys, counter_too):
+    """The review's case: the last entry deleted while the station runs (and SQLite's id
+    counter put back, by one who knows of it), then the whole file: the station records each
+    as a break instead of chaining on as if nothing had happened."""
+    path = tmp_path / "j.sqlite"
+    key = b"k" * 32
+    journal = Journal(path, key=key)
+    for i in range(5):
+        journal.add_outcome("A", str(i), {"outcome": str(i)}, [])
+    lost = journal.seal_of(5)
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM entries WHERE id=5")
+    if counter_too:
+        db.execute("UPDATE sqlite_sequence SET seq=4 WHERE name='entries'")
+    db.commit()
+    db.close()
+    assert journal.add_outcome("A", "x", {"outcome": "x"}, []) == 7
+    with Journal(path, readonly=True) as reread:
+        problems = reread.verify(key).problems
+        assert [(p.first, p.change) for p in problems] == [(5, "deleted"), (6, "break")]
+        assert problems[1].text == (
+            f"#6 records a break: while the station ran, the journal's last entry went from "
+            f"#5 (seal {seal.short(lost)}) to #4 (seal {seal.short(reread.seal_of(4))}): "
+            "entries deleted, changed or added meanwhile")
+        head = reread.seal_of(7)
+    for gone in tmp_path.glob("j.sqlite*"):
+        gone.unlink()
+    assert journal.add_outcome("A", "y", {"outcome": "y"}, []) == 9
+    journal.close()
+    with Journal(path, readonly=True) as reread:
+        assert [p.text for p in reread.verify(key).problems] == [
+            "#1-#7 deleted: the ids start at #8",
+            "#8 records a break: the journal was deleted or replaced while the station ran, "
+            f"and begun again here; the lost one ended at #7 (seal {seal.short(head)})"]
+    status, out, _ = journal_cli(capsys, "list", "--journal", str(path))
+    assert status == 0 and "break       journal                  journal lost, begun again" in out
+    status, out, _ = journal_cli(capsys, "show", "8", "--journal", str(path))
+    assert status == 0 and "JOURNAL LOST, BEGUN AGAIN" in out and "the lost one ended at #7" in out
+
+
+def test_an_entry_changed_under_the_running_station_is_recorded(tmp_path):
+    """Without a key the chain can be sealed again after a change; the station that wrote
+    the last entry knows its seal, and records that it is not the one it finds."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        db = sqlite3.connect(path)
+        db.execute("UPDATE entries SET headline='MISS' WHERE id=2")
+        db.commit()
+        db.close()
+        forge_seals(path, 2)
+        assert problems_of(path) == []
+        journal.add_measurement("Measure", "5.0 in", {"inches": 5.0})
+    assert problems_of(path) == [(4, "break")]
+
+
 def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_twice(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)
@@ -546,14 +677,16 @@ def test_seals_hold_through_retries_a_journal_made_again_and_a_reading_offered_t
     # a reading belongs to its first outcome: its link is sealed with it, and stays
     journal.add_outcome("x", "HIT", {"outcome": "hit"}, [reading])
     assert journal.get(reading).parent == outcome
-    assert verify_cli(capsys, path)[:2] == (0, f"{path}: intact\n  5 entries sealed\n"
-                                               f"  head #5 {seal.short(journal.seal_of(5))}\n")
+    status, out, _ = verify_cli(capsys, path)
+    assert status == 0 and out.startswith(f"{path}: intact\n  5 entries sealed\n  sealed "
+                                          "without a key: anyone can seal")
     for gone in tmp_path.glob("journal.sqlite*"):
         gone.unlink()
-    fill(journal)                               # into a journal made again
+    fill(journal)                               # into a journal made again, after a break
     journal.close()
+    assert problems_of(path) == [(1, "deleted"), (6, "break")]
     status, out, _ = verify_cli(capsys, path)
-    assert status == 0 and "3 entries sealed" in out
+    assert status == 1 and "4 entries sealed" in out
 
 
 def key_file(tmp_path, name: str = "journal.key", secret: str = "0123456789abcdef" * 2):
@@ -570,30 +703,138 @@ def test_keyed_seals_need_the_key_to_verify_and_to_be_made_again(tmp_path, capsy
     path = tmp_path / "j.sqlite"
     with Journal(path) as journal:
         fill(journal)                                      # 1-3 before the key was set
-    with Journal(path, key=key) as journal:
-        fill(journal)                                      # 4-6 with it
-        assert journal.seal_of(4).startswith(f"hmac-{seal.key_id(key)}:")
+    with Journal(path, key=key, start_keying=True) as journal:
+        assert journal.keyed_at == 4                       # taken over by the key
+        fill(journal)                                      # 5-7 with it
+        assert journal.seal_of(5).startswith(f"hmac-{seal.key_id(key)}:")
     status, _, err = verify_cli(capsys, path)
     assert status == 2 and "from #4 on are sealed with the key" in err and "--key FILE" in err
     other = key_file(tmp_path, "other.key", "f" * 32)
     status, _, err = verify_cli(capsys, path, "--key", str(other))
     assert status == 2 and f"not the one given ({seal.key_id(b'f' * 32)})" in err
     status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
-    assert status == 0 and f"6 entries sealed, with the key {seal.key_id(key)} from #4 on" in out
+    assert status == 0 and (f"7 entries sealed, with the key {seal.key_id(key)} from #4 on (#1-#3 "
+                            "before it taken over as they were") in out
     # changed and sealed again by someone without the key: from the change on...
     db = sqlite3.connect(path)
-    db.execute("UPDATE entries SET headline='MISS' WHERE id=5")
+    db.execute("UPDATE entries SET headline='MISS' WHERE id=6")
     db.commit()
-    forge_seals(path, 5)
-    assert problems_of(path, key) == [(5, "unkeyed")]
+    forge_seals(path, 6)
+    assert problems_of(path, key) == [(6, "unkeyed")]
     # ...or all of it, as if the station had never had the key
     forge_seals(path, 1)
     assert problems_of(path, key) == [(1, "unkeyed")]
-    assert problems_of(path) == []                         # without the key, nothing to see
+    assert problems_of(path) == [(4, "unkeyed")]   # without the key, only its record shows it
+    # a keyed station (one from before it checked) chaining on from such entries: its key
+    # does not vouch for them (the review's case: "keyed from #5 on" and intact)
+    forge_seals(path, 5, key=key)
+    with Journal(path, readonly=True) as journal:
+        assert [p.text[:63] for p in journal.verify(key).problems] == [
+            "#1-#4: each is not sealed with the key given (%s) and was" % seal.key_id(key)]
     # with another key than the station's, a seal made again does not match
     forge_seals(path, 4, key=key)
-    forge_seals(path, 5, key=b"f" * 32)
-    assert problems_of(path, key) == [(5, "rewritten")]
+    forge_seals(path, 6, key=b"f" * 32)
+    assert problems_of(path, key) == [(6, "rewritten")]
+
+
+def remove_seals(path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET seal=NULL")
+    db.commit()
+    db.close()
+
+
+SEALED_AGAIN = {    # a keyed journal of two fill()s, by someone without the key -> verify --key
+    "all of it without a key": (lambda path: forge_seals(path, 1), [(1, "unkeyed")],
+                                "#1-#6: each is not sealed with the key given"),
+    "the seals removed": (remove_seals, [(1, "unkeyed")],
+                          "#1-#6: each is not sealed with the key given"),
+    "from #4 on without a key": (lambda path: forge_seals(path, 4), [(4, "unkeyed")],
+                                 "#4-#6: each is sealed without the key, though"),
+}
+
+
+@pytest.mark.parametrize("how", SEALED_AGAIN)
+def test_a_keyed_journal_sealed_again_without_the_key_is_not_written_on(tmp_path, capsys, how):
+    """The review's case: a roll changed and the journal sealed again without the key.
+    Plain seals anyone can make must not pass for the key's: `verify --key` calls them
+    unprotected, and the keyed station refuses to chain its own seals on after them."""
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "j.sqlite"
+    with Journal(path, key=key) as journal:
+        fill(journal)
+        fill(journal)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE dice SET value='6' WHERE entry_id=4")
+    db.commit()
+    db.close()
+    forge, problems, said = SEALED_AGAIN[how]
+    forge(path)
+    assert problems_of(path, key) == problems
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 1 and out.splitlines()[1].startswith(f"  {said}"), out
+    if problems[0][0] == 1:         # nothing in the file shows it was ever sealed with the key
+        refusal = ("holds entries not sealed with the station's key .*: #1-#6.* run `station "
+                   f"journal start-keying --journal {path} --key {key_path}` once.* If it was "
+                   "ever sealed with this key, someone without the key has sealed it again")
+    else:                           # it was: not taken over even when told
+        refusal = "is sealed with the station's key up to #3, but the entries after it .* Keep"
+        with pytest.raises(KeyMismatch, match=refusal):
+            Journal(path, key=key, start_keying=True)
+    config = tmp_path / "station.toml"
+    config.write_text(f'[journal]\nkey_file = "{key_path}"\n')
+    with pytest.raises(ConfigError, match=f"journal.key_file: .*{refusal}"):
+        Station(load(config), Options(simulate=True, journal=path, keyboard=False))
+
+
+def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)                 # #1-#2, from before seals
+    db.close()
+    with Journal(path) as journal:
+        journal.add_measurement("Measure", "5.0 in", {"inches": 5.0})      # #3, sealed plain
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    with Journal(path, readonly=True) as journal:
+        head = seal.short(journal.seal_of(4))
+    assert status == 0 and out.splitlines() == [
+        f"{path}: sealed with the key {seal.key_id(key)} from #4 on; #1-#3 before it taken over "
+        "as they were", f"  head #4 {head}: note it, and start the station"]
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 0 and "nothing to take over" in out
+    with Journal(path, key=key) as journal:     # the keyed station writes on
+        journal.add_measurement("Measure", "6.0 in", {"inches": 6.0})
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    assert status == 0 and "3 entries sealed, with the key" in out and "2 unsealed" in out
+    status, out, _ = journal_cli(capsys, "show", "4", "--journal", str(path))
+    assert "SEALED WITH THE KEY FROM HERE" in out and "#1-#3 before, not sealed with it" in out
+    # a key every user can read, none, another
+    key_path.chmod(0o644)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 2 and "--key: " in err and "can be read by every user" in err
+    other = key_file(tmp_path, "other.key", "f" * 32)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(other))
+    assert status == 2 and "the key given is another" in err
+    with pytest.raises(SystemExit) as exit:
+        main(["journal", "start-keying", "--journal", str(path)])
+    assert exit.value.code == 2 and "--key" in capsys.readouterr().err
+    # sealed again without the key: the record of the key taking over is still there
+    key_path.chmod(0o600)
+    forge_seals(path, 1)
+    status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 2 and "records at #4 that a key took it over, but the entries after" in err
+    status, out, _ = verify_cli(capsys, path)   # without the key, the record still says so
+    assert status == 1 and "#4 records that a key took the journal over, but is not sealed" in out
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):

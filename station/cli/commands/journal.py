@@ -24,7 +24,8 @@ def register(registry) -> None:
                             help=f"the journal file (default {DEFAULT_JOURNAL})")
         return parser
 
-    p = journal_arg(registry.command("journal list", "list outcomes and measurements", list_entries))
+    p = journal_arg(registry.command(
+        "journal list", "list outcomes, measurements and the journal's own records", list_entries))
     p.add_argument("--all", action="store_true", help="readings too (every tray the camera read)")
     p.add_argument("--limit", type=number("entries", 0, integer=True), default=50,
                    help="the last N entries (0: all)")
@@ -52,6 +53,36 @@ def register(registry) -> None:
     p.add_argument("--key", metavar="FILE",
                    help="the key the station seals with (journal.key_file in its configuration)")
     p.add_argument("--json", action="store_true")
+    p = journal_arg(registry.command(
+        "journal start-keying", "seal a journal kept without a key with the station's key from "
+        "now on", start_keying,
+        description="Once, with the station stopped, as the station's user: record in the "
+                    "journal that the key seals it from here on, taking over the entries "
+                    "before as they are (a station with a key does not write on after entries "
+                    "not sealed with it). Not for a journal that was ever sealed with this "
+                    "key: then someone without the key has sealed it again. The only journal "
+                    "command that writes."))
+    p.add_argument("--key", metavar="FILE", required=True,
+                   help="the station's key (journal.key_file in its configuration)")
+
+
+def _journal_path(args) -> Path:
+    path = Path(args.journal).expanduser()
+    if not path.exists():
+        raise UsageError(f"no journal at {path}: run `station run` first, or give --journal PATH")
+    if path.is_dir():
+        raise UsageError(f"--journal {path} is a folder: give the journal file in it")
+    return path
+
+
+def _key(args, private: bool) -> bytes:
+    """--key: the secret in the file; `private`: as the station takes its own key."""
+    from station.journal.seal import load_key
+    try:
+        return load_key(Path(args.key).expanduser(), private=private)
+    except ValueError as error:
+        raise UsageError(f"--key: {error}. Give the file journal.key_file names in the "
+                         "station's configuration") from None
 
 
 @contextmanager
@@ -59,11 +90,7 @@ def _open(args) -> Iterator:
     """The journal, read-only; a file that cannot be read (or a damaged entry met while
     reading) is a UsageError."""
     from station.journal import Journal, JournalError
-    path = Path(args.journal).expanduser()
-    if not path.exists():
-        raise UsageError(f"no journal at {path}: run `station run` first, or give --journal PATH")
-    if path.is_dir():
-        raise UsageError(f"--journal {path} is a folder: give the journal file in it")
+    path = _journal_path(args)
     try:
         with Journal(path, readonly=True) as journal:
             yield journal
@@ -72,8 +99,9 @@ def _open(args) -> Iterator:
 
 
 def list_entries(args) -> int:
+    from station.journal.seal import RECORDS
     with _open(args) as journal:
-        kinds = None if args.all else ("outcome", "measurement")
+        kinds = None if args.all else ("outcome", "measurement", *RECORDS)
         entries = list(journal.entries(kinds, limit=args.limit or None))
         if args.json:
             print(json.dumps([e.to_json() for e in entries], indent=1))
@@ -151,6 +179,10 @@ def export(args) -> int:
 HEAD = re.compile(r"(?:journal\s+)?#?(\d{1,18})(?:\s*[:·]\s*|\s+)(?:seal\s+)?([0-9a-f]{8,64})",
                   re.IGNORECASE)
 MAX_PROBLEMS = 20           # lines of problems printed; --json lists them all
+# Seals without a key match whenever someone sealed the journal again after changing it:
+# "intact" then says less than it seems to.
+PLAIN_SEALS = ("sealed without a key: anyone can seal a changed journal again, which only a "
+               "head noted from the screen shows (--head)")
 
 
 def written_head(text: str) -> tuple[int, str]:
@@ -164,12 +196,8 @@ def written_head(text: str) -> tuple[int, str]:
 
 
 def verify(args) -> int:
-    from station.journal.seal import CannotVerify, load_key, short
-    try:
-        key = load_key(Path(args.key).expanduser(), private=False) if args.key else None
-    except ValueError as error:
-        raise UsageError(f"--key: {error}. Give the file journal.key_file names in the "
-                         "station's configuration") from None
+    from station.journal.seal import CannotVerify, short
+    key = _key(args, private=False) if args.key else None
     with _open(args) as journal:
         try:
             verdict = journal.verify(key, dict(args.head))
@@ -186,14 +214,39 @@ def verify(args) -> int:
         print(f"  {problem.text}")
     if len(problems) > MAX_PROBLEMS:
         print(f"  ... and {len(problems) - MAX_PROBLEMS} more (--json lists them all)")
+    taken = verdict.taken_over
     print(f"  {verdict.sealed} {'entry' if verdict.sealed == 1 else 'entries'} sealed"
           + (f", with the key {verdict.key} from #{verdict.keyed_from} on" if verdict.key else "")
+          + (f" (#{taken[0]}-#{taken[1]} before it taken over as they were: the key shows no "
+             f"change made to them before #{verdict.keyed_from})" if taken else "")
           + (f"; {verdict.unsealed} unsealed, written before the station sealed its entries "
              "(nothing shows whether they were changed)" if verdict.unsealed else ""))
+    if verdict.sealed and not verdict.key:
+        print(f"  {PLAIN_SEALS}")
     if verdict.head is not None:
         head_id, seal = verdict.head
         print(f"  head #{head_id} {short(seal) or '(no seal)'}")
     return 0 if verdict.intact else 1
+
+
+def start_keying(args) -> int:
+    from station.journal import Journal, JournalError
+    from station.journal.seal import key_id, short
+    key = _key(args, private=True)
+    try:
+        with Journal(_journal_path(args), key=key, start_keying=True) as journal:
+            record = journal.get(journal.keyed_at) if journal.keyed_at else None
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    if record is None:
+        print(f"{args.journal}: nothing to take over: every entry is sealed with the key "
+              f"{key_id(key)}, or there is none yet")
+        return 0
+    taken = record.data["taken_over"]
+    print(f"{args.journal}: sealed with the key {key_id(key)} from #{record.id} on; "
+          f"#{taken['first']}-#{taken['last']} before it taken over as they were")
+    print(f"  head #{record.id} {short(record.seal)}: note it, and start the station")
+    return 0
 
 
 def stats(args) -> int:
