@@ -69,6 +69,7 @@ class Session:
         self.params = [rules.parse_params(a.ruling, (with_distance(a, t, 1.0) if t else a).params)
                        for a, t in zip(actions, self.tapes)]   # a tape's: parsed at ROLL
         self.measured: Measured | None = None   # the tape's distance for the chosen action
+        self.rolling_details: list[str] = []    # said on the screens of the roll going on
         self.camera, self.read, self.new_watcher = camera, read, new_watcher
         self.journal, self.show, self.laser, self.status = journal, show, laser, status
         self.fps, self.still_frames, self.roll_timeout = fps, still_frames, roll_timeout
@@ -174,6 +175,9 @@ class Session:
                           timeout=self.roll_timeout, manual=manual, previous=self.last_frame,
                           still_frames=self.still_frames)
         rerolled = again is not None
+        # the waiting screens say which distance the dice are rolled at
+        self.rolling_details = [] if measured is None else [
+            f"{measured.param} {measured.inches:g} in, measured (journal #{measured.entry_id})"]
         try:
             if again is not None:
                 choice, params = again.choice, again.params
@@ -195,6 +199,8 @@ class Session:
         except DiceExhausted as error:
             self.problem(str(error))
             return
+        finally:
+            self.rolling_details = []
         self.hardware.pop("camera", None)
         if tray.last_frame is not None:
             self.last_frame = tray.last_frame
@@ -329,7 +335,8 @@ class Session:
                reroll_offered: bool = False) -> None:
         self.set_state(state, self.base_screen(state, headline=headline, prompt=prompt,
                                                level=level, frame=frame, marks=marks or [],
-                                               reroll_offered=reroll_offered))
+                                               reroll_offered=reroll_offered,
+                                               details=self.rolling_details))
 
     def idle(self, message: str = "", level: str = "info") -> None:
         choice = self.choice

@@ -56,6 +56,9 @@ def test_roll_waits_for_a_measurement_then_the_ruling_takes_it(tmp_path):
     session.handle(Intent.MEASURE)
     session.handle(Intent.ROLL)
     assert [t.kind for t in tray.rendered.truth] == ["d6", "d6"]
+    waiting = next(s for s in shown if s.state == "waiting")
+    assert waiting.details == ["distance 6 in, measured (journal #4)"]
+    assert shown[-1].details != waiting.details and session.rolling_details == []
     assert outcomes(session)[-1].data["params"]["distance"] == 6.0
 
 
