@@ -108,7 +108,7 @@ class Param:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type.name, "allowed": self.type.allowed,
                 "required": self.required, "default": None if self.required else
-                jsonable(self.default), "help": self.help}
+                jsonable(self.default), "help": self.help, "no_tape": self.no_tape or None}
 
 
 @dataclass(frozen=True)

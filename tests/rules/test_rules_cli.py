@@ -179,3 +179,12 @@ def test_a_distance_from_the_tape_is_said_to_belong_to_the_station(capsys):
     err = cli_error(capsys, "resolve", "wm.ranged", "rat=5", "def=13", "rng=10",
                     "distance=tape:40", "--dice", "3,4")
     assert "distance=tape:40: the tape gives a distance to the station's actions" in err
+
+
+def test_actions_say_which_distance_the_tape_cannot_give(capsys):
+    listed = {a["name"]: a for a in cli_json(capsys, "actions")}
+    gap = listed["t9a.engaged"]["params"][0]
+    assert gap["name"] == "gap" and "no laser spot can measure" in gap["no_tape"]
+    assert all(p["no_tape"] is None for p in listed["wm.ranged"]["params"])
+    assert main(["actions"]) == 0
+    assert "not from the laser tape: base contact" in capsys.readouterr().out

@@ -64,8 +64,9 @@ def _describe(act: Action) -> str:
     lines = [f"{act.name}  {act.summary}", f"  rules   {', '.join(act.rules)}"]
     for i, param in enumerate(act.params):
         default = "required" if param.required else f"default {_show(param.default)}"
+        tape = f"; not from the laser tape: {param.no_tape}" if param.no_tape else ""
         lines.append(f"  {'params' if i == 0 else '':6}  {param.name}=<{param.type.name}> "
-                     f"({default}): {param.help}")
+                     f"({default}): {param.help}{tape}")
     for i, roll in enumerate(act.dice, 1):
         lines.append(f"  {'dice' if i == 1 else '':6}  {i}. {roll}")
     if not act.dice:
