@@ -172,8 +172,13 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     links: list[tuple[int, Any]] = []
     seen: dict[int, Any] = {}           # the seals of the entries in `heads`
     # with a key: the entries before the first one sealed with it, which are not; taken
-    # over if that one is a KEYED record, else unprotected
+    # over if that one is a KEYED record. Else those without a seal were written before
+    # seals (the keyed seal after them shows that nobody took seals off), and those sealed
+    # without the key are unprotected unless a later KEYED record takes them over (a station
+    # from before start-keying chained its keyed seals onto them)
     pending: list[int] = []
+    unvouched: list[int] = []
+    before_key: list[int] = []
     last_id, prev, explained = 0, "", False
     for entry in chain:
         kinds[entry.id] = entry.kind
@@ -218,8 +223,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             if entry.kind == KEYED and pending:
                 verdict.taken_over = (pending[0], pending[-1])
             else:
-                broken += _unprotected(pending, key)
+                unvouched = pending[verdict.unsealed:]      # the unsealed ones come first
+                before_key = pending
             pending = []
+        elif made_with == verdict.key and entry.kind == KEYED and unvouched \
+                and _takes_over(entry.data, unvouched):
+            verdict.taken_over, unvouched = (before_key[0], before_key[-1]), []
         elif made_with is None and verdict.key is None and key is not None:
             pending.append(entry.id)
         elif made_with is None and entry.kind == KEYED:
@@ -244,7 +253,7 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     if broken and broken[-1].first == last_id and broken[-1].change == "edited":
         # nothing after it to say it was there before: it may have been appended
         broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")
-    broken += _unprotected(pending, key)        # no entry is sealed with the key given
+    broken += _unprotected(unvouched + pending, key)    # pending: none is sealed with the key
     verdict.problems += _runs(broken)
     verdict.problems += [
         Problem(entry_id, entry_id, "link",
@@ -265,6 +274,14 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
               "again")))
     verdict.problems.sort(key=lambda p: (p.first, CHANGES.index(p.change)))
     return verdict
+
+
+def _takes_over(data: Any, ids: list[int]) -> bool:
+    """Does a KEYED record's data say it took over the entries `ids`?"""
+    taken = data.get("taken_over") if isinstance(data, dict) else None
+    return (isinstance(taken, dict) and isinstance(taken.get("first"), int)
+            and isinstance(taken.get("last"), int) and taken["first"] <= ids[0]
+            and ids[-1] <= taken["last"])
 
 
 def _unprotected(ids: list[int], key: bytes | None) -> list[Problem]:

@@ -143,6 +143,7 @@ class Journal:
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
         self.keyed_at: int | None = None
+        self._take_over: tuple[int, int] | None = None      # what a keyed record takes over
         try:
             if readonly:
                 self._open_reader()
@@ -267,8 +268,10 @@ class Journal:
                               f"{seal.key_of(other[0][1])} (up to #{other[0][0]}), but {given}",
                               f"Give the key it was sealed with, or {NEW_JOURNAL}")
         last = self._last()
-        if self.key is None or last is None or (last[1] or "").startswith(mine):
+        if self.key is None or last is None:
             return False
+        if (last[1] or "").startswith(mine):
+            return self._unvouched(mine, start_keying)
         keyed = self._query("SELECT max(id) FROM entries WHERE substr(seal, 1, ?)=?",
                             (len(mine), mine))[0][0]
         # a record that a key took the journal over, its seal made again without the key
@@ -281,9 +284,10 @@ class Journal:
                 "not sealed with the key: someone without the key sealed or added them",
                 "Keep the file as it is for the organiser (`station journal verify --key "
                 f"{{key_file}}` names the entries), and {NEW_JOURNAL}")
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        self._take_over = (first, last[0])
         if start_keying:
             return True
-        first = self._query("SELECT min(id) FROM entries")[0][0]
         raise KeyMismatch(
             f"the journal {self.path} holds entries not sealed with the station's key "
             f"({seal.key_id(self.key)}): #{first}-#{last[0]}, sealed without a key or not at all",
@@ -291,6 +295,30 @@ class Journal:
             f"`station journal start-keying --journal {self.path} --key {{key_file}}` once, as "
             "the station's user: the key seals it from then on. If it was ever sealed with this "
             f"key, someone without the key has sealed it again: keep the file, and {NEW_JOURNAL}")
+
+    def _unvouched(self, mine: str, start_keying: bool) -> bool:
+        """A journal sealed with the key after entries sealed without it, by a station from
+        before start-keying, which chained its keyed seals onto them: `verify --key` calls
+        those entries unprotected until a keyed record takes them over (`start_keying`:
+        returns True). The station writes on meanwhile: no roll is lost to it."""
+        first_keyed, kind = self._query(
+            "SELECT id, kind FROM entries WHERE substr(seal, 1, ?)=? ORDER BY id LIMIT 1",
+            (len(mine), mine))[0]
+        plain = self._query("SELECT min(id), max(id) FROM entries WHERE id<? AND seal LIKE ?",
+                            (first_keyed, seal.PLAIN + ":%"))[0]
+        taken = self._query("SELECT 1 FROM entries WHERE kind=? AND substr(seal, 1, ?)=?",
+                            (seal.KEYED, len(mine), mine))
+        if kind == seal.KEYED or plain[0] is None or taken:
+            return False
+        self._take_over = (self._query("SELECT min(id) FROM entries")[0][0], first_keyed - 1)
+        if start_keying:
+            return True
+        log.warning("%s: #%d-#%d are sealed without the station's key, before #%d which is "
+                    "sealed with it: `station journal verify --key` calls them unprotected. "
+                    "Stop the station and run `station journal start-keying --journal %s "
+                    "--key KEY` (KEY: journal.key_file) once to take them over as they are", self.path, *plain,
+                    first_keyed, self.path)
+        return False
 
     def close(self) -> None:
         if self._db is not None:
@@ -417,11 +445,11 @@ class Journal:
 
     def _keyed_record(self) -> int:
         """The record that the key seals the journal from here on, taking over the entries
-        before it as they are."""
-        first = self._query("SELECT min(id) FROM entries")[0][0]
+        `_check_key` found not sealed with it, as they are."""
+        first, last = self._take_over
         return self._insert(seal.KEYED, "journal", "sealed with the key from here",
                             {"key": seal.key_id(self.key),
-                             "taken_over": {"first": first, "last": self._last()[0]}}, None)
+                             "taken_over": {"first": first, "last": last}}, None)
 
     def _last(self) -> tuple[int, str | None] | None:
         """The last entry's id and seal; None when the journal is empty."""

@@ -340,7 +340,7 @@ def forge_seals(path, start: int, end: int | None = None, key: bytes | None = No
         if start <= entry.id <= (end or entry.id):
             db.execute("UPDATE entries SET seal=? WHERE id=?",
                        (seal.make_seal(prev, entry.content, key), entry.id))
-        prev = db.execute("SELECT seal FROM entries WHERE id=?", (entry.id,)).fetchone()[0]
+        prev = db.execute("SELECT seal FROM entries WHERE id=?", (entry.id,)).fetchone()[0] or ""
     db.commit()
     db.close()
 
@@ -804,8 +804,8 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     with Journal(path, readonly=True) as journal:
         head = seal.short(journal.seal_of(4))
     assert status == 0 and out.splitlines() == [
-        f"{path}: sealed with the key {seal.key_id(key)} from #4 on; #1-#3 before it taken over "
-        "as they were", f"  head #4 {head}: note it, and start the station"]
+        f"{path}: #1-#3, not sealed with the key {seal.key_id(key)}, taken over as they were; "
+        "the key seals every entry from #4 on", f"  head #4 {head}: note it, and start the station"]
     status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
                                  "--key", str(key_path))
     assert status == 0 and "nothing to take over" in out
@@ -835,6 +835,43 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     assert status == 2 and "records at #4 that a key took it over, but the entries after" in err
     status, out, _ = verify_cli(capsys, path)   # without the key, the record still says so
     assert status == 1 and "#4 records that a key took the journal over, but is not sealed" in out
+
+
+@pytest.mark.parametrize("before", ["unsealed", "plain"])
+def test_a_journal_keyed_by_a_station_from_before_start_keying(tmp_path, capsys, caplog, before):
+    """The review's case: the station before start-keying chained its keyed seals onto a
+    journal from before seals (its entries are unsealed, not unprotected) or sealed without
+    a key (start-keying takes those over); today's keyed station writes on in both."""
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "old.sqlite"
+    if before == "unsealed":
+        db = sqlite3.connect(path)
+        db.executescript(OLD_SCHEMA)
+        db.close()
+    with Journal(path) as journal:
+        while journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) < 4:
+            pass
+    forge_seals(path, 3, key=key)                # #3-#4 sealed with the key, chained on
+    with Journal(path, key=key) as journal:
+        assert journal.add_measurement("Measure", "6.0 in", {"inches": 6.0}) == 5
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    if before == "unsealed":
+        assert status == 0 and "3 entries sealed, with the key" in out and "2 unsealed" in out
+    else:
+        assert status == 1 and "#1-#2: each is not sealed with the key given" in out
+        assert "start-keying" in caplog.text
+        status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                     "--key", str(key_path))
+        assert status == 0 and out.startswith(
+            f"{path}: #1-#2, not sealed with the key {seal.key_id(key)}, taken over as they "
+            "were; the key seals every entry from #3 on\n  head #6 ")
+        status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+        assert status == 0 and ("with the key %s from #3 on (#1-#2 before it taken over"
+                                % seal.key_id(key)) in out
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 0 and "nothing to take over: no entry is sealed without the key" in out
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):

@@ -239,12 +239,14 @@ def start_keying(args) -> int:
     except JournalError as error:
         raise UsageError(str(error)) from None
     if record is None:
-        print(f"{args.journal}: nothing to take over: every entry is sealed with the key "
-              f"{key_id(key)}, or there is none yet")
+        print(f"{args.journal}: nothing to take over: no entry is sealed without the key "
+              f"{key_id(key)} and left untaken (entries from before seals need no taking over), "
+              "or there is none yet")
         return 0
     taken = record.data["taken_over"]
-    print(f"{args.journal}: sealed with the key {key_id(key)} from #{record.id} on; "
-          f"#{taken['first']}-#{taken['last']} before it taken over as they were")
+    print(f"{args.journal}: #{taken['first']}-#{taken['last']}, not sealed with the key "
+          f"{key_id(key)}, taken over as they were; the key seals every entry from "
+          f"#{taken['last'] + 1} on")
     print(f"  head #{record.id} {short(record.seal)}: note it, and start the station")
     return 0
 
