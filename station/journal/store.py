@@ -16,8 +16,10 @@ exception, `station journal start-keying`, writes as the station does.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -25,7 +27,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from station.journal import seal
 
@@ -110,9 +112,9 @@ class JournalError(Exception):
     """The journal file cannot be opened or read, is not a station journal, or is damaged."""
 
 
-class KeyMismatch(JournalError):
-    """The journal's seals and the station's key do not go together: `problem` says how,
-    `fix()` what to do."""
+class Refused(JournalError):
+    """The journal is not to be written by this station: `problem` says why, `fix()` what
+    to do."""
 
     def __init__(self, problem: str, fix: str) -> None:
         self.problem, self._fix = problem, fix
@@ -121,6 +123,14 @@ class KeyMismatch(JournalError):
     def fix(self, key_file: str | Path = "FILE") -> str:
         """What to do, naming the key file when the caller knows it."""
         return self._fix.replace("{key_file}", str(key_file))
+
+
+class KeyMismatch(Refused):
+    """The journal's seals and the station's key do not go together."""
+
+
+class InUse(Refused):
+    """Another station writes the journal."""
 
 
 NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
@@ -139,6 +149,7 @@ class Journal:
         self._seal_column = "seal"
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
+        self._lock: IO[str] | None = None       # the writer's lock file, held till close
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
@@ -178,6 +189,8 @@ class Journal:
     def _open_writer(self, start_keying: bool = False) -> bool:
         """Open the journal to write; True when the key is to take it over (`_check_key`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._lock is None:
+            self._take_lock()
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                    check_same_thread=False, isolation_level=None)
         self._check_tables(allow_new=True)
@@ -189,6 +202,23 @@ class Journal:
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
         return take_over
+
+    def _take_lock(self) -> None:
+        """One writer at a time: a second (another `station run`, start-keying while the
+        station runs) would find the first's every entry a change under it, and record a
+        break before each of its own. flock is let go when its holder exits, even killed."""
+        self._lock = open(self.path.with_name(self.path.name + ".lock"), "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            holder = self._lock.read().strip() or "unknown"
+            raise InUse(f"another station (pid {holder}) is writing the journal {self.path}",
+                        "Stop it first (`station journal start-keying` too needs it stopped), "
+                        "or give this one another journal (journal.path, or --journal PATH)") from None
+        self._lock.truncate(0)
+        self._lock.write(f"{os.getpid()}\n")
+        self._lock.flush()
 
     def _upgrade(self) -> None:
         """An older station's entries table (ids it may give again, perhaps no seal column)
@@ -324,6 +354,9 @@ class Journal:
         if self._db is not None:
             self._db.close()
             self._db = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> "Journal":
         return self

@@ -5,6 +5,7 @@ import random
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from station.cli import main
 from station.journal import Journal, JournalError, KeyMismatch, seal, store
 from station.journal.stats import chi_square_sf, face_stats
 
+ROOT = Path(__file__).resolve().parents[2]       # this checkout, for a station in a subprocess
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
        "colour": "red", "flags": []}
 
@@ -303,6 +305,41 @@ def test_a_journal_deleted_while_the_station_runs_is_made_again(tmp_path):
     with Journal(path, readonly=True) as reread:        # after a record of what was lost
         assert [(e.id, e.headline) for e in reread.entries()] == [
             (2, "journal lost, begun again"), (3, "2.0 in")] and entry == 3
+
+
+def test_one_writer_at_a_time(tmp_path, capsys):
+    """The review's case: two stations on one journal (or start-keying while it runs) made
+    a break before every entry. The second is refused; a writer killed lets go."""
+    import os
+    import subprocess
+    import sys
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        with pytest.raises(store.InUse, match=f"another station \\(pid {os.getpid()}\\) is "
+                                              "writing the journal .* Stop it first"):
+            Journal(path)
+        status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                     "--key", str(key_file(tmp_path)))
+        assert status == 2 and "another station" in err
+        config = tmp_path / "station.toml"
+        config.write_text("")
+        with pytest.raises(ConfigError, match="journal.path: another station .* give this one "
+                                              "another journal"):
+            Station(load(config), Options(simulate=True, journal=path, keyboard=False))
+        Journal(path, readonly=True).close()            # readers need no lock
+        journal.add_measurement("x", "1 in", {"inches": 1})
+    killed = subprocess.Popen([sys.executable, "-c", "import sys, time; from station.journal "
+                               "import Journal; Journal(sys.argv[1]); print(flush=True); "
+                               "time.sleep(60)", str(path)], stdout=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    killed.stdout.readline()
+    killed.kill()
+    killed.wait()
+    with Journal(path) as journal:                      # its lock went with it
+        assert journal.add_measurement("x", "2 in", {"inches": 2}) == 2
+    assert problems_of(path) == []
 
 
 def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
