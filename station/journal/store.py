@@ -180,6 +180,7 @@ class Journal:
                                            timeout=BUSY_TIMEOUT_S, check_same_thread=False,
                                            isolation_level=None)
                 self._check_tables(allow_new=False)
+                self._note_file()
                 return
             except sqlite3.OperationalError:
                 self.close()
@@ -191,6 +192,12 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self._lock is None:
             self._take_lock()
+        if not self.path.exists():
+            # A deleted journal's WAL and index: the last connection to close deletes them,
+            # but one still open elsewhere (a reader of the deleted file) leaves them, and
+            # SQLite would pair the new file with the old WAL (disk I/O error).
+            for stale in ("-wal", "-shm"):
+                self.path.with_name(self.path.name + stale).unlink(missing_ok=True)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                    check_same_thread=False, isolation_level=None)
         self._check_tables(allow_new=True)
@@ -199,9 +206,32 @@ class Journal:
         self._upgrade()
         self._db.executescript(SCHEMA)
         take_over = self._check_key(start_keying)
+        self._note_file()
+        return take_over
+
+    def _note_file(self) -> None:
         stat = self.path.stat()
         self._file_id = (stat.st_dev, stat.st_ino)
-        return take_over
+
+    def _replaced(self) -> bool:
+        """Is the file at the journal's path gone, or another than the one opened?"""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return True
+        return (stat.st_dev, stat.st_ino) != self._file_id
+
+    def follow(self) -> None:
+        """A reader kept open (the web display) reads the journal made again at its path,
+        once there is one: its connection would read the deleted or replaced file for ever."""
+        if self._db is not None and not self._replaced() or not self.path.exists():
+            return
+        self.close()
+        try:
+            self._open_reader()
+        except (sqlite3.Error, OSError) as error:
+            self.close()
+            raise JournalError(f"cannot open the journal {self.path}: {error}") from error
 
     def _take_lock(self) -> None:
         """One writer at a time: a second (another `station run`, start-keying while the
@@ -253,12 +283,7 @@ class Journal:
     def _reopen_if_gone(self) -> None:
         """A journal file deleted or replaced while the station runs would swallow every
         later entry (SQLite writes on into the unlinked file): start it again at its path."""
-        try:
-            stat = self.path.stat()
-            there = (stat.st_dev, stat.st_ino) == self._file_id
-        except FileNotFoundError:
-            there = False
-        if not there:
+        if self._replaced():
             log.error("the journal %s was deleted or replaced while the station ran: "
                       "writing on in a new journal there, beginning with a record of the lost "
                       "one's last entry", self.path)

@@ -342,6 +342,31 @@ def test_one_writer_at_a_time(tmp_path, capsys):
     assert problems_of(path) == []
 
 
+def test_a_journal_deleted_while_another_process_reads_it_is_made_again(tmp_path):
+    """The review's case: a reader elsewhere kept the deleted journal's WAL on disk, and the
+    new file paired with it failed every write (disk I/O error), at a restart too."""
+    import subprocess
+    import sys
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    journal.add_measurement("Measure", "1.0 in", {"mm": 25.4})
+    reader = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time; db = sqlite3."
+                               "connect(f'file:{sys.argv[1]}?mode=ro', uri=True); db.execute("
+                               "'SELECT count(*) FROM entries').fetchall(); print(flush=True); "
+                               "time.sleep(60)", str(path)], stdout=subprocess.PIPE)
+    try:
+        reader.stdout.readline()
+        path.unlink()
+        assert journal.add_measurement("Measure", "2.0 in", {"mm": 50.8}) == 3
+        journal.close()
+        path.unlink()                               # and again while the station is stopped
+        with Journal(path) as journal:
+            assert journal.add_measurement("Measure", "3.0 in", {"mm": 76.2}) == 1
+    finally:
+        reader.kill()
+        reader.wait()
+
+
 def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
     # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it
     path = tmp_path / "journal.sqlite"
