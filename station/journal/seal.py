@@ -127,7 +127,8 @@ class Problem:
         return {"first": self.first, "last": self.last, "change": self.change, "text": self.text}
 
 
-CHANGES = ("deleted", "break", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
+CHANGES = ("deleted", "break", "edited", "rewritten", "unchecked", "unsealed", "unkeyed", "link",
+           "head")
 
 
 @dataclass
@@ -179,7 +180,10 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     pending: list[int] = []
     unvouched: list[int] = []
     before_key: list[int] = []
-    last_id, prev, explained = 0, "", False
+    # `prev`: the seal of the entry before (or the one it had, made again, if it was removed);
+    # `gone`: the problem of an entry that does not match it, when that entry before was
+    # deleted or lost its seal: the change may be in either
+    last_id, prev, gone, prev_key = 0, "", None, None
     for entry in chain:
         kinds[entry.id] = entry.kind
         if entry.parent is not None:
@@ -196,7 +200,8 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 last_id + 1, entry.id - 1, "deleted",
                 f"{missing} deleted: the ids go from #{last_id} to #{entry.id}" if last_id
                 else f"{missing} deleted: the ids start at #{entry.id}"))
-            explained = True            # the entry after a deleted one cannot chain
+            gone = ("unchecked", "cannot be checked: the entry it was sealed after is deleted, "
+                    "so a change made to it does not show")
         last_id = entry.id
 
         if not entry.seal:
@@ -208,8 +213,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 verdict.unsealed += 1
                 if key is not None:
                     pending.append(entry.id)
-            # after a seal was removed, the next entry cannot chain: that problem says why
-            prev, explained = "", verdict.sealed > 0
+                prev = ""
+                continue
+            # its seal removed: made again as the entry before's was, to check the next one
+            prev = make_seal(prev, entry.content, prev_key)
+            gone = ("edited", f"no longer matches its seal over #{entry.id} as it is: one of "
+                    "the two was changed since it was written")
             continue
         verdict.sealed += 1
         made_with = key_of(entry.seal)
@@ -240,11 +249,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             broken.append(Problem(entry.id, entry.id, "unkeyed", (
                 f"is sealed without the key, though the entries from #{verdict.keyed_from} on "
                 "are sealed with it: sealed again by someone without the key")))
-        elif not matches(entry.seal, prev, entry.content, key) and not explained:
-            broken.append(Problem(entry.id, entry.id, "edited", (
+        elif not matches(entry.seal, prev, entry.content, key):
+            change, text = gone or ("edited", (
                 "changed since it was written: it no longer matches its seal (its text, data, "
-                "frame, dice or the readings linked to it)")))
-        prev, explained = entry.seal, False
+                "frame, dice or the readings linked to it)"))
+            broken.append(Problem(entry.id, entry.id, change, text))
+        prev, gone, prev_key = entry.seal, None, key if made_with else None
     if counter is not None and counter > last_id:
         missing = f"#{last_id + 1}" + (f"-#{counter}" if counter > last_id + 1 else "")
         verdict.problems.append(Problem(last_id + 1, counter, "deleted", (

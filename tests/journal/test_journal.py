@@ -459,21 +459,56 @@ TAMPERING = {
     "a reading linked to no entry": ("UPDATE entries SET parent=99 WHERE id=4",
                                      [(4, "link"), (5, "edited")],
                                      "#4 is linked to #99, which is not an outcome written after it"),
-    "an entry deleted": ("DELETE FROM entries WHERE id=3", [(3, "deleted")],
+    "an entry deleted": ("DELETE FROM entries WHERE id=3", [(3, "deleted"), (4, "unchecked")],
                          "#3 deleted: the ids go from #2 to #4"),
     "a reading deleted with its dice": ("DELETE FROM dice WHERE entry_id=4; "
-                                        "DELETE FROM entries WHERE id=4", [(4, "deleted")],
+                                        "DELETE FROM entries WHERE id=4",
+                                        [(4, "deleted"), (5, "unchecked")],
                                         "#4 deleted"),
-    "the first entries deleted": ("DELETE FROM entries WHERE id<3", [(1, "deleted")],
+    "the first entries deleted": ("DELETE FROM entries WHERE id<3",
+                                  [(1, "deleted"), (3, "unchecked")],
                                   "#1-#2 deleted: the ids start at #3"),
-    "a seal removed": ("UPDATE entries SET seal=NULL, headline='9.9 in' WHERE id=3",
-                       [(3, "unsealed")], "#3 has no seal, though the entries before it have"),
+    "a seal removed": ("UPDATE entries SET seal=NULL WHERE id=3", [(3, "unsealed")],
+                       "#3 has no seal, though the entries before it have"),
+    "a seal removed and the entry changed": (
+        "UPDATE entries SET seal=NULL, headline='9.9 in' WHERE id=3",
+        [(3, "unsealed"), (4, "edited")], "#3 has no seal, though the entries before it have"),
     "an entry added without a seal": (ADDED + "NULL)", [(7, "unsealed")], "#7 has no seal"),
     "an entry added with a made-up seal": (ADDED + "'sha256:' || lower(hex(randomblob(32))))",
                                            [(7, "edited")], f"#7 {EDITED}"),
     "two entries side by side": ("UPDATE entries SET headline='MISS' WHERE id IN (2, 3)",
                                  [(2, "rewritten")], "#2-#3 do not match their seals"),
 }
+
+
+def test_an_entry_after_a_deleted_or_unsealed_one_is_not_passed_in_silence(tmp_path):
+    """The review's case: with a key, #1 deleted and #2 changed showed only the deletion;
+    #2's seal removed and #3 changed, only the missing seal."""
+    key = b"k" * 32
+    for sql, expected in (
+            ("DELETE FROM entries WHERE id=1; UPDATE entries SET headline='MISS' WHERE id=2",
+             [(1, "deleted", "#1 deleted: the ids start at #2"),
+              (2, "unchecked", "#2 cannot be checked: the entry it was sealed after is deleted, "
+                               "so a change made to it does not show")]),
+            ("UPDATE entries SET seal=NULL WHERE id=2; UPDATE entries SET headline='MISS' "
+             "WHERE id=3", [(2, "unsealed", "#2 has no seal, though the entries before it have: "
+                                            "added or changed by hand (or written by a station "
+                                            "older than seals)"),
+                            (3, "edited", "#3 no longer matches its seal over #2 as it is: one "
+                                          "of the two was changed since it was written")]),
+            ("UPDATE entries SET seal=NULL WHERE id=2", [(2, "unsealed", None)])):
+        path = tmp_path / "j.sqlite"
+        with Journal(path, key=key) as journal:
+            fill(journal)
+        db = sqlite3.connect(path)
+        db.executescript(sql)
+        db.close()
+        with Journal(path, readonly=True) as journal:
+            problems = journal.verify(key).problems
+        assert [(p.first, p.change) for p in problems] == [e[:2] for e in expected]
+        assert all(p.text.startswith(said or "") for p, (*_, said) in zip(problems, expected))
+        for gone in tmp_path.glob("j.sqlite*"):
+            gone.unlink()
 
 
 @pytest.mark.parametrize("change", TAMPERING)
