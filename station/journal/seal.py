@@ -277,6 +277,9 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             continue
         verdict.problems.append(Problem(entry_id, entry_id, "head", (
             f"#{entry_id} was written down with the seal {written}, but it is not in the journal"
+            + (f" (it ends at #{last_id}: the entries after it were deleted, or this is a copy "
+               "taken without its -wal file, which holds the latest entries)"
+               if entry_id > last_id else "")
             if entry_id not in seen else
             f"#{entry_id} was written down with the seal {written}, but it has "
             + (found[:len(written)] if found else "no seal")

@@ -20,7 +20,9 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -150,6 +152,7 @@ class Journal:
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
         self._lock: IO[str] | None = None       # the writer's lock file, held till close
+        self._copy: tempfile.TemporaryDirectory | None = None   # a reader's copy (_open_reader)
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
@@ -173,19 +176,30 @@ class Journal:
     def _open_reader(self) -> None:
         # mode=ro: reading someone else's database must not add tables to it or switch it to
         # WAL, nor turn an empty file into a journal. A copy on read-only media (a locked SD
-        # card) cannot have the WAL index SQLite wants beside it: read it as immutable.
-        for mode in ("mode=ro", "immutable=1"):
-            try:
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True,
-                                           timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                                           isolation_level=None)
-                self._check_tables(allow_new=False)
-                self._note_file()
-                return
-            except sqlite3.OperationalError:
-                self.close()
-                if mode == "immutable=1":
-                    raise
+        # card) cannot have the WAL index SQLite wants beside it: read it as immutable, which
+        # ignores the WAL; one that holds entries is read from a copy of both made elsewhere.
+        try:
+            self._connect_reader(self.path, "mode=ro")
+        except sqlite3.OperationalError:
+            self.close()
+            wal = self.path.with_name(self.path.name + "-wal")
+            if not (wal.exists() and wal.stat().st_size):
+                self._connect_reader(self.path, "immutable=1")
+            else:
+                self._copy = tempfile.TemporaryDirectory(prefix="station-journal-")
+                copy = Path(self._copy.name) / self.path.name
+                log.info("%s: its WAL cannot be read in place (read-only media?): reading a "
+                         "copy in %s", self.path, self._copy.name)
+                shutil.copyfile(self.path, copy)
+                shutil.copyfile(wal, copy.with_name(wal.name))
+                self._connect_reader(copy, "mode=ro")
+        self._note_file()
+
+    def _connect_reader(self, path: Path, mode: str) -> None:
+        self._db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True,
+                                   timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                                   isolation_level=None)
+        self._check_tables(allow_new=False)
 
     def _open_writer(self, start_keying: bool = False) -> bool:
         """Open the journal to write; True when the key is to take it over (`_check_key`)."""
@@ -301,7 +315,8 @@ class Journal:
         self._seal_column = "seal" if "seal" in columns["entries"] else "NULL"
         wrong = [table for table, needed in TABLES.items() if not needed <= columns[table]]
         if wrong:
-            what = ("is empty" if not names
+            what = ("is empty (as a copy of a journal in use is when taken without its -wal "
+                    "file: `station journal backup` copies it whole)" if not names
                     else f"has no {' or '.join(wrong)} table as a journal has")
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
@@ -382,6 +397,9 @@ class Journal:
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._copy is not None:
+            self._copy.cleanup()
+            self._copy = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -580,6 +598,17 @@ class Journal:
         counter = self._counter()
         with closing(self.chain()) as entries:      # its transaction ends, however it ends
             return seal.verify(entries, key, heads, counter)
+
+    def backup(self, out: Path) -> None:
+        """Copy the journal into the new file `out`, whole and consistent even while the
+        station writes it (SQLite's online backup: a `cp` misses what is in the -wal file)."""
+        try:
+            with closing(sqlite3.connect(out)) as copy:
+                self._db.backup(copy)
+        except sqlite3.Error as error:
+            out.unlink(missing_ok=True)
+            raise JournalError(f"cannot copy the journal {self.path} to {out}: {error}. Check "
+                               "the folder and the free space there") from error
 
     def _counter(self) -> int | None:
         """The highest id SQLite has given an entry; None in an older station's journal,

@@ -367,21 +367,57 @@ def test_a_journal_deleted_while_another_process_reads_it_is_made_again(tmp_path
         reader.wait()
 
 
-def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
-    # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it
+def test_a_copy_without_its_wal_is_said_to_be_a_possible_cause(tmp_path, capsys):
+    """The review's case: a `cp` of the running station's journal, without its -wal, lacks
+    the latest entries; a head noted from the screen is then "not in the journal"."""
     path = tmp_path / "journal.sqlite"
     with Journal(path) as journal:
+        fill(journal)               # in the file once it is closed
+    with Journal(path) as journal:
+        fill(journal)               # in its WAL
+        copy = tmp_path / "copy.sqlite"
+        copy.write_bytes(path.read_bytes())
+        head = f"6:{seal.short(journal.seal_of(6))}"
+    status, out, _ = verify_cli(capsys, copy, "--head", head)
+    assert status == 1 and "(it ends at #3: the entries after it were deleted, or this is a copy "\
+                           "taken without its -wal file" in out, out
+    with Journal(path) as journal:             # what to do instead, while it writes
         fill(journal)
+        status, _, err = journal_cli(capsys, "backup", str(copy), "--journal", str(path))
+        assert status == 2 and "exists: give a new file" in err
+        copy.unlink()
+        status, out, _ = journal_cli(capsys, "backup", str(copy), "--journal", str(path))
+        assert status == 0 and "copied to" in out
+        head = f"9:{seal.short(journal.seal_of(9))}"
+    status, out, _ = verify_cli(capsys, copy, "--head", head)
+    assert status == 0, out
+
+
+@pytest.mark.parametrize("wal", [False, True], ids=["checkpointed", "entries in its WAL"])
+def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch, wal):
+    # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it, and
+    # immutable=1 ignores the WAL (the review's case: a copy taken while the station ran)
+    path = tmp_path / "media" / "journal.sqlite"
+    path.parent.mkdir()
+    journal = Journal(tmp_path / "journal.sqlite")
+    fill(journal)
+    if not wal:
+        journal.close()             # its WAL written into the file, and deleted
+    for name in ("journal.sqlite", "journal.sqlite-wal")[:1 + wal]:
+        (tmp_path / "media" / name).write_bytes((tmp_path / name).read_bytes())
+    journal.close()
+    assert path.with_name("journal.sqlite-wal").exists() == wal
     connect = sqlite3.connect
 
     def read_only_media(database, *args, **kwargs):
-        if "mode=ro" in str(database):
+        if "mode=ro" in str(database) and str(path.parent) in str(database):
             raise sqlite3.OperationalError("unable to open database file")
         return connect(database, *args, **kwargs)
 
     monkeypatch.setattr(sqlite3, "connect", read_only_media)
     with Journal(path, readonly=True) as journal:
         assert len(list(journal.entries())) == 3
+        assert journal.verify().intact
 
 
 

@@ -54,6 +54,9 @@ def register(registry) -> None:
                    help="the key the station seals with (journal.key_file in its configuration)")
     p.add_argument("--json", action="store_true")
     p = journal_arg(registry.command(
+        "journal backup", "copy the journal, whole even while the station writes it", backup))
+    p.add_argument("out", metavar="OUT", help="the copy: a new file")
+    p = journal_arg(registry.command(
         "journal start-keying", "seal a journal kept without a key with the station's key from "
         "now on", start_keying,
         description="Once, with the station stopped, as the station's user: record in the "
@@ -227,6 +230,20 @@ def verify(args) -> int:
         head_id, seal = verdict.head
         print(f"  head #{head_id} {short(seal) or '(no seal)'}")
     return 0 if verdict.intact else 1
+
+
+def backup(args) -> int:
+    from station.journal import JournalError
+    out = Path(args.out).expanduser()
+    if out.exists():
+        raise UsageError(f"{out} exists: give a new file for the copy")
+    with _open(args) as journal:
+        try:
+            journal.backup(out)
+        except JournalError as error:
+            raise UsageError(str(error)) from None
+    print(f"{args.journal} copied to {out}; `station journal verify --journal {out}` checks it")
+    return 0
 
 
 def start_keying(args) -> int:
