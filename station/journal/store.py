@@ -77,6 +77,9 @@ TABLES = {"entries": set(COLUMNS.split(", ")),
 BUSY_TIMEOUT_S = 30.0
 WRITE_PATIENCE_S = 300.0
 SQLITE_INT_MAX = 2 ** 63 - 1      # larger Python ints cannot be bound to a query
+# An older journal's conversion copies its entries: the copy in the file, and the same pages
+# in the WAL until they are written into it (measured: less than 3x fails with a full disk)
+CONVERSION_SPACE = 3
 DAMAGED = "It may be damaged: keep a copy; `sqlite3 {path} .recover` saves what can be read"
 
 
@@ -182,7 +185,7 @@ class Journal:
             self._connect_reader(self.path, "mode=ro")
         except sqlite3.OperationalError:
             self.close()
-            wal = self.path.with_name(self.path.name + "-wal")
+            wal = self._wal
             if not (wal.exists() and wal.stat().st_size):
                 self._connect_reader(self.path, "immutable=1")
             else:
@@ -217,11 +220,17 @@ class Journal:
         self._check_tables(allow_new=True)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
-        self._upgrade()
+        converted = self._upgrade()
         self._db.executescript(SCHEMA)
+        if converted:       # its pages out of the WAL, which would keep that size till the end
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         take_over = self._check_key(start_keying)
         self._note_file()
         return take_over
+
+    @property
+    def _wal(self) -> Path:
+        return self.path.with_name(self.path.name + "-wal")
 
     def _note_file(self) -> None:
         stat = self.path.stat()
@@ -264,15 +273,29 @@ class Journal:
         self._lock.write(f"{os.getpid()}\n")
         self._lock.flush()
 
-    def _upgrade(self) -> None:
+    def _upgrade(self) -> bool:
         """An older station's entries table (ids it may give again, perhaps no seal column)
         is copied into today's, ids and values unchanged, so every seal still matches. An
         existing table cannot be given AUTOINCREMENT in place; one transaction does the copy,
-        the drop and the rename, so a crash or a full disk leaves the old table as it was."""
+        the drop and the rename, so a crash or a full disk leaves the old table as it was.
+        True when it was converted."""
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE type='table' "
                                "AND name='entries'").fetchone()
         if row is None or "AUTOINCREMENT" in row[0].upper():
-            return
+            return False
+        # The copy, in the file and again in the WAL, besides the journal as it is
+        size = sum(f.stat().st_size for f in (self.path, self._wal) if f.exists())
+        disk = os.statvfs(self.path.parent)
+        free = disk.f_bavail * disk.f_frsize
+        meanwhile = ("The journal stays as it was, readable, but this station cannot write it "
+                     "until then: for the games meanwhile give it a new journal (journal.path, "
+                     "or --journal PATH)")
+        if free < CONVERSION_SPACE * size:
+            raise JournalError(
+                f"cannot convert the journal {self.path} from an older station: that needs "
+                f"about {_mb(CONVERSION_SPACE * size)} free on its disk, and there are "
+                f"{_mb(free)}. Free space there, or move the journal to a larger disk. "
+                + meanwhile)
         log.warning("the journal %s is from an older station: copying its entries into a "
                     "table that never gives an id twice", self.path)
         try:
@@ -286,13 +309,14 @@ class Journal:
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
             self._rollback()
+            full = (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
             raise JournalError(
                 f"cannot convert the journal {self.path} from an older station: {error}. "
-                "The copy needs as much free space as the journal takes. "
-                + DAMAGED.format(path=self.path)
-                + ". Meanwhile give the station a new journal (journal.path, or --journal "
-                "PATH)") from error
+                + ("Free space on its disk, or move the journal to a larger one. " if full else
+                   DAMAGED.format(path=self.path) + ". ")
+                + meanwhile) from error
         self._seal_column = "seal"
+        return True
 
     def _reopen_if_gone(self) -> None:
         """A journal file deleted or replaced while the station runs would swallow every
@@ -671,6 +695,10 @@ class Journal:
                                "Keep a copy of the file; `station journal show ID` still "
                                "shows the other entries")
         return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7], row[8])
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB" if size >= 1e7 else f"{size / 1e6:.1f} MB"
 
 
 def _json_default(value: Any) -> Any:

@@ -733,12 +733,53 @@ def test_a_journal_that_cannot_be_converted_is_left_as_it_was(tmp_path):
     before = db.execute("SELECT * FROM sqlite_master").fetchall()
     db.close()
     with pytest.raises(JournalError, match="cannot convert the journal .* from an older station: "
-                                           "NOT NULL .* Meanwhile give the station a new journal"):
+                                           "NOT NULL .* may be damaged.* give it a new journal"):
         Journal(path)
     db = sqlite3.connect(path)
     assert db.execute("SELECT * FROM sqlite_master").fetchall() == before
     assert db.execute("SELECT count(*) FROM entries").fetchone() == (2,)
     db.close()
+
+
+def test_an_older_journal_is_converted_only_with_the_room_it_needs(tmp_path, monkeypatch):
+    """The review's case: a disk with 2-2.6 times the journal free took the copy, and the
+    WAL it left filled the disk (every start then failed); the docs said 1x."""
+    import os
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    db.close()
+    before = path.read_bytes()
+    statvfs = os.statvfs
+    room = {"bytes": 2.9 * len(before)}
+
+    def disk(folder):
+        real = statvfs(folder)
+        return os.statvfs_result((*real[:4], int(room["bytes"] // real.f_frsize), *real[5:]))
+
+    monkeypatch.setattr(os, "statvfs", disk)
+    with pytest.raises(JournalError, match="that needs about 0.1 MB free on its disk, and there "
+                                           "are 0.1 MB. Free space there.* stays as it was"):
+        Journal(path)
+    assert "AUTOINCREMENT" not in sqlite3.connect(path).execute(
+        "SELECT sql FROM sqlite_master WHERE name='entries'").fetchone()[0]
+    # a disk full all the same: said as such, not as a damaged journal
+    room["bytes"] = 1e12
+    connect = sqlite3.connect
+
+    def small_disk(*args, **kwargs):
+        db = connect(*args, **kwargs)
+        db.execute(f"PRAGMA max_page_count={len(before) // 4096 + 1}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", small_disk)
+    with pytest.raises(JournalError, match="full.* Free space on its disk") as refused:
+        Journal(path)
+    assert "damaged" not in str(refused.value)
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with Journal(path) as journal:                  # the copy out of the WAL at once
+        assert path.with_name("old.sqlite-wal").stat().st_size == 0
+        assert journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) == 3
 
 
 @pytest.mark.parametrize("counter_too", [False, True], ids=["entry", "entry and id counter"])
