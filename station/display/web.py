@@ -112,6 +112,7 @@ class WebSink:
     def latest(self) -> str:
         """The latest outcomes and measurements, newest first, as table rows."""
         with self._journal_lock:
+            self._journal.follow()
             entries = list(self._journal.entries(kind=("outcome", "measurement"), limit=RECENT))[::-1]
         rows = "".join(
             f'<tr><td><a href="/entry/{e.id}">#{e.id}</a></td><td class="muted">'
@@ -135,6 +136,7 @@ class WebSink:
         what is missing."""
         from station.service.replay import screen_of, step_lines
         with self._journal_lock:
+            self._journal.follow()
             entry = self._journal.get(entry_id)
             if entry is None:
                 raise LookupError(f"no journal entry #{entry_id}: the front page lists the latest")

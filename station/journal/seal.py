@@ -127,7 +127,8 @@ class Problem:
         return {"first": self.first, "last": self.last, "change": self.change, "text": self.text}
 
 
-CHANGES = ("deleted", "break", "edited", "rewritten", "unsealed", "unkeyed", "link", "head")
+CHANGES = ("deleted", "break", "edited", "rewritten", "unchecked", "unsealed", "unkeyed", "link",
+           "head")
 
 
 @dataclass
@@ -172,9 +173,17 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     links: list[tuple[int, Any]] = []
     seen: dict[int, Any] = {}           # the seals of the entries in `heads`
     # with a key: the entries before the first one sealed with it, which are not; taken
-    # over if that one is a KEYED record, else unprotected
+    # over if that one is a KEYED record. Else those without a seal were written before
+    # seals (the keyed seal after them shows that nobody took seals off), and those sealed
+    # without the key are unprotected unless a later KEYED record takes them over (a station
+    # from before start-keying chained its keyed seals onto them)
     pending: list[int] = []
-    last_id, prev, explained = 0, "", False
+    unvouched: list[int] = []
+    before_key: list[int] = []
+    # `prev`: the seal of the entry before (or the one it had, made again, if it was removed);
+    # `gone`: the problem of an entry that does not match it, when that entry before was
+    # deleted or lost its seal: the change may be in either
+    last_id, prev, gone, prev_key = 0, "", None, None
     for entry in chain:
         kinds[entry.id] = entry.kind
         if entry.parent is not None:
@@ -191,7 +200,8 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 last_id + 1, entry.id - 1, "deleted",
                 f"{missing} deleted: the ids go from #{last_id} to #{entry.id}" if last_id
                 else f"{missing} deleted: the ids start at #{entry.id}"))
-            explained = True            # the entry after a deleted one cannot chain
+            gone = ("unchecked", "cannot be checked: the entry it was sealed after is deleted, "
+                    "so a change made to it does not show")
         last_id = entry.id
 
         if not entry.seal:
@@ -203,8 +213,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
                 verdict.unsealed += 1
                 if key is not None:
                     pending.append(entry.id)
-            # after a seal was removed, the next entry cannot chain: that problem says why
-            prev, explained = "", verdict.sealed > 0
+                prev = ""
+                continue
+            # its seal removed: made again as the entry before's was, to check the next one
+            prev = make_seal(prev, entry.content, prev_key)
+            gone = ("edited", f"no longer matches its seal over #{entry.id} as it is: one of "
+                    "the two was changed since it was written")
             continue
         verdict.sealed += 1
         made_with = key_of(entry.seal)
@@ -218,8 +232,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             if entry.kind == KEYED and pending:
                 verdict.taken_over = (pending[0], pending[-1])
             else:
-                broken += _unprotected(pending, key)
+                unvouched = pending[verdict.unsealed:]      # the unsealed ones come first
+                before_key = pending
             pending = []
+        elif made_with == verdict.key and entry.kind == KEYED and unvouched \
+                and _takes_over(entry.data, unvouched):
+            verdict.taken_over, unvouched = (before_key[0], before_key[-1]), []
         elif made_with is None and verdict.key is None and key is not None:
             pending.append(entry.id)
         elif made_with is None and entry.kind == KEYED:
@@ -231,11 +249,12 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             broken.append(Problem(entry.id, entry.id, "unkeyed", (
                 f"is sealed without the key, though the entries from #{verdict.keyed_from} on "
                 "are sealed with it: sealed again by someone without the key")))
-        elif not matches(entry.seal, prev, entry.content, key) and not explained:
-            broken.append(Problem(entry.id, entry.id, "edited", (
+        elif not matches(entry.seal, prev, entry.content, key):
+            change, text = gone or ("edited", (
                 "changed since it was written: it no longer matches its seal (its text, data, "
-                "frame, dice or the readings linked to it)")))
-        prev, explained = entry.seal, False
+                "frame, dice or the readings linked to it)"))
+            broken.append(Problem(entry.id, entry.id, change, text))
+        prev, gone, prev_key = entry.seal, None, key if made_with else None
     if counter is not None and counter > last_id:
         missing = f"#{last_id + 1}" + (f"-#{counter}" if counter > last_id + 1 else "")
         verdict.problems.append(Problem(last_id + 1, counter, "deleted", (
@@ -244,7 +263,7 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     if broken and broken[-1].first == last_id and broken[-1].change == "edited":
         # nothing after it to say it was there before: it may have been appended
         broken[-1] = dataclasses.replace(broken[-1], text=broken[-1].text + ", or added by hand")
-    broken += _unprotected(pending, key)        # no entry is sealed with the key given
+    broken += _unprotected(unvouched + pending, key)    # pending: none is sealed with the key
     verdict.problems += _runs(broken)
     verdict.problems += [
         Problem(entry_id, entry_id, "link",
@@ -258,6 +277,9 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
             continue
         verdict.problems.append(Problem(entry_id, entry_id, "head", (
             f"#{entry_id} was written down with the seal {written}, but it is not in the journal"
+            + (f" (it ends at #{last_id}: the entries after it were deleted, or this is a copy "
+               "taken without its -wal file, which holds the latest entries)"
+               if entry_id > last_id else "")
             if entry_id not in seen else
             f"#{entry_id} was written down with the seal {written}, but it has "
             + (found[:len(written)] if found else "no seal")
@@ -265,6 +287,14 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
               "again")))
     verdict.problems.sort(key=lambda p: (p.first, CHANGES.index(p.change)))
     return verdict
+
+
+def _takes_over(data: Any, ids: list[int]) -> bool:
+    """Does a KEYED record's data say it took over the entries `ids`?"""
+    taken = data.get("taken_over") if isinstance(data, dict) else None
+    return (isinstance(taken, dict) and isinstance(taken.get("first"), int)
+            and isinstance(taken.get("last"), int) and taken["first"] <= ids[0]
+            and ids[-1] <= taken["last"])
 
 
 def _unprotected(ids: list[int], key: bytes | None) -> list[Problem]:

@@ -16,16 +16,20 @@ exception, `station journal start-keying`, writes as the station does.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from station.journal import seal
 
@@ -73,6 +77,9 @@ TABLES = {"entries": set(COLUMNS.split(", ")),
 BUSY_TIMEOUT_S = 30.0
 WRITE_PATIENCE_S = 300.0
 SQLITE_INT_MAX = 2 ** 63 - 1      # larger Python ints cannot be bound to a query
+# An older journal's conversion copies its entries: the copy in the file, and the same pages
+# in the WAL until they are written into it (measured: less than 3x fails with a full disk)
+CONVERSION_SPACE = 3
 DAMAGED = "It may be damaged: keep a copy; `sqlite3 {path} .recover` saves what can be read"
 
 
@@ -110,9 +117,9 @@ class JournalError(Exception):
     """The journal file cannot be opened or read, is not a station journal, or is damaged."""
 
 
-class KeyMismatch(JournalError):
-    """The journal's seals and the station's key do not go together: `problem` says how,
-    `fix()` what to do."""
+class Refused(JournalError):
+    """The journal is not to be written by this station: `problem` says why, `fix()` what
+    to do."""
 
     def __init__(self, problem: str, fix: str) -> None:
         self.problem, self._fix = problem, fix
@@ -121,6 +128,14 @@ class KeyMismatch(JournalError):
     def fix(self, key_file: str | Path = "FILE") -> str:
         """What to do, naming the key file when the caller knows it."""
         return self._fix.replace("{key_file}", str(key_file))
+
+
+class KeyMismatch(Refused):
+    """The journal's seals and the station's key do not go together."""
+
+
+class InUse(Refused):
+    """Another station writes the journal."""
 
 
 NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
@@ -139,10 +154,13 @@ class Journal:
         self._seal_column = "seal"
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
+        self._lock: IO[str] | None = None       # the writer's lock file, held till close
+        self._copy: tempfile.TemporaryDirectory | None = None   # a reader's copy (_open_reader)
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
         self.keyed_at: int | None = None
+        self._take_over: tuple[int, int] | None = None      # what a keyed record takes over
         try:
             if readonly:
                 self._open_reader()
@@ -161,43 +179,123 @@ class Journal:
     def _open_reader(self) -> None:
         # mode=ro: reading someone else's database must not add tables to it or switch it to
         # WAL, nor turn an empty file into a journal. A copy on read-only media (a locked SD
-        # card) cannot have the WAL index SQLite wants beside it: read it as immutable.
-        for mode in ("mode=ro", "immutable=1"):
-            try:
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True,
-                                           timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                                           isolation_level=None)
-                self._check_tables(allow_new=False)
-                return
-            except sqlite3.OperationalError:
-                self.close()
-                if mode == "immutable=1":
-                    raise
+        # card) cannot have the WAL index SQLite wants beside it: read it as immutable, which
+        # ignores the WAL; one that holds entries is read from a copy of both made elsewhere.
+        try:
+            self._connect_reader(self.path, "mode=ro")
+        except sqlite3.OperationalError:
+            self.close()
+            wal = self._wal
+            if not (wal.exists() and wal.stat().st_size):
+                self._connect_reader(self.path, "immutable=1")
+            else:
+                self._copy = tempfile.TemporaryDirectory(prefix="station-journal-")
+                copy = Path(self._copy.name) / self.path.name
+                log.info("%s: its WAL cannot be read in place (read-only media?): reading a "
+                         "copy in %s", self.path, self._copy.name)
+                shutil.copyfile(self.path, copy)
+                shutil.copyfile(wal, copy.with_name(wal.name))
+                self._connect_reader(copy, "mode=ro")
+        self._note_file()
+
+    def _connect_reader(self, path: Path, mode: str) -> None:
+        self._db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True,
+                                   timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                                   isolation_level=None)
+        self._check_tables(allow_new=False)
 
     def _open_writer(self, start_keying: bool = False) -> bool:
         """Open the journal to write; True when the key is to take it over (`_check_key`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._lock is None:
+            self._take_lock()
+        if not self.path.exists():
+            # A deleted journal's WAL and index: the last connection to close deletes them,
+            # but one still open elsewhere (a reader of the deleted file) leaves them, and
+            # SQLite would pair the new file with the old WAL (disk I/O error).
+            for stale in ("-wal", "-shm"):
+                self.path.with_name(self.path.name + stale).unlink(missing_ok=True)
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S,
                                    check_same_thread=False, isolation_level=None)
         self._check_tables(allow_new=True)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
-        self._upgrade()
+        converted = self._upgrade()
         self._db.executescript(SCHEMA)
+        if converted:       # its pages out of the WAL, which would keep that size till the end
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         take_over = self._check_key(start_keying)
-        stat = self.path.stat()
-        self._file_id = (stat.st_dev, stat.st_ino)
+        self._note_file()
         return take_over
 
-    def _upgrade(self) -> None:
+    @property
+    def _wal(self) -> Path:
+        return self.path.with_name(self.path.name + "-wal")
+
+    def _note_file(self) -> None:
+        stat = self.path.stat()
+        self._file_id = (stat.st_dev, stat.st_ino)
+
+    def _replaced(self) -> bool:
+        """Is the file at the journal's path gone, or another than the one opened?"""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return True
+        return (stat.st_dev, stat.st_ino) != self._file_id
+
+    def follow(self) -> None:
+        """A reader kept open (the web display) reads the journal made again at its path,
+        once there is one: its connection would read the deleted or replaced file for ever."""
+        if self._db is not None and not self._replaced() or not self.path.exists():
+            return
+        self.close()
+        try:
+            self._open_reader()
+        except (sqlite3.Error, OSError) as error:
+            self.close()
+            raise JournalError(f"cannot open the journal {self.path}: {error}") from error
+
+    def _take_lock(self) -> None:
+        """One writer at a time: a second (another `station run`, start-keying while the
+        station runs) would find the first's every entry a change under it, and record a
+        break before each of its own. flock is let go when its holder exits, even killed."""
+        self._lock = open(self.path.with_name(self.path.name + ".lock"), "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            holder = self._lock.read().strip() or "unknown"
+            raise InUse(f"another station (pid {holder}) is writing the journal {self.path}",
+                        "Stop it first (`station journal start-keying` too needs it stopped), "
+                        "or give this one another journal (journal.path, or --journal PATH)") from None
+        self._lock.truncate(0)
+        self._lock.write(f"{os.getpid()}\n")
+        self._lock.flush()
+
+    def _upgrade(self) -> bool:
         """An older station's entries table (ids it may give again, perhaps no seal column)
         is copied into today's, ids and values unchanged, so every seal still matches. An
         existing table cannot be given AUTOINCREMENT in place; one transaction does the copy,
-        the drop and the rename, so a crash or a full disk leaves the old table as it was."""
+        the drop and the rename, so a crash or a full disk leaves the old table as it was.
+        True when it was converted."""
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE type='table' "
                                "AND name='entries'").fetchone()
         if row is None or "AUTOINCREMENT" in row[0].upper():
-            return
+            return False
+        # The copy, in the file and again in the WAL, besides the journal as it is
+        size = sum(f.stat().st_size for f in (self.path, self._wal) if f.exists())
+        disk = os.statvfs(self.path.parent)
+        free = disk.f_bavail * disk.f_frsize
+        meanwhile = ("The journal stays as it was, readable, but this station cannot write it "
+                     "until then: for the games meanwhile give it a new journal (journal.path, "
+                     "or --journal PATH)")
+        if free < CONVERSION_SPACE * size:
+            raise JournalError(
+                f"cannot convert the journal {self.path} from an older station: that needs "
+                f"about {_mb(CONVERSION_SPACE * size)} free on its disk, and there are "
+                f"{_mb(free)}. Free space there, or move the journal to a larger disk. "
+                + meanwhile)
         log.warning("the journal %s is from an older station: copying its entries into a "
                     "table that never gives an id twice", self.path)
         try:
@@ -211,23 +309,19 @@ class Journal:
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
             self._rollback()
+            full = (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
             raise JournalError(
                 f"cannot convert the journal {self.path} from an older station: {error}. "
-                "The copy needs as much free space as the journal takes. "
-                + DAMAGED.format(path=self.path)
-                + ". Meanwhile give the station a new journal (journal.path, or --journal "
-                "PATH)") from error
+                + ("Free space on its disk, or move the journal to a larger one. " if full else
+                   DAMAGED.format(path=self.path) + ". ")
+                + meanwhile) from error
         self._seal_column = "seal"
+        return True
 
     def _reopen_if_gone(self) -> None:
         """A journal file deleted or replaced while the station runs would swallow every
         later entry (SQLite writes on into the unlinked file): start it again at its path."""
-        try:
-            stat = self.path.stat()
-            there = (stat.st_dev, stat.st_ino) == self._file_id
-        except FileNotFoundError:
-            there = False
-        if not there:
+        if self._replaced():
             log.error("the journal %s was deleted or replaced while the station ran: "
                       "writing on in a new journal there, beginning with a record of the lost "
                       "one's last entry", self.path)
@@ -245,7 +339,8 @@ class Journal:
         self._seal_column = "seal" if "seal" in columns["entries"] else "NULL"
         wrong = [table for table, needed in TABLES.items() if not needed <= columns[table]]
         if wrong:
-            what = ("is empty" if not names
+            what = ("is empty (as a copy of a journal in use is when taken without its -wal "
+                    "file: `station journal backup` copies it whole)" if not names
                     else f"has no {' or '.join(wrong)} table as a journal has")
             raise JournalError(f"{self.path} is not a station journal: it {what}. Give the "
                                "journal file `station run` writes (journal.path in its config)")
@@ -267,8 +362,10 @@ class Journal:
                               f"{seal.key_of(other[0][1])} (up to #{other[0][0]}), but {given}",
                               f"Give the key it was sealed with, or {NEW_JOURNAL}")
         last = self._last()
-        if self.key is None or last is None or (last[1] or "").startswith(mine):
+        if self.key is None or last is None:
             return False
+        if (last[1] or "").startswith(mine):
+            return self._unvouched(mine, start_keying)
         keyed = self._query("SELECT max(id) FROM entries WHERE substr(seal, 1, ?)=?",
                             (len(mine), mine))[0][0]
         # a record that a key took the journal over, its seal made again without the key
@@ -281,9 +378,10 @@ class Journal:
                 "not sealed with the key: someone without the key sealed or added them",
                 "Keep the file as it is for the organiser (`station journal verify --key "
                 f"{{key_file}}` names the entries), and {NEW_JOURNAL}")
+        first = self._query("SELECT min(id) FROM entries")[0][0]
+        self._take_over = (first, last[0])
         if start_keying:
             return True
-        first = self._query("SELECT min(id) FROM entries")[0][0]
         raise KeyMismatch(
             f"the journal {self.path} holds entries not sealed with the station's key "
             f"({seal.key_id(self.key)}): #{first}-#{last[0]}, sealed without a key or not at all",
@@ -292,10 +390,40 @@ class Journal:
             "the station's user: the key seals it from then on. If it was ever sealed with this "
             f"key, someone without the key has sealed it again: keep the file, and {NEW_JOURNAL}")
 
+    def _unvouched(self, mine: str, start_keying: bool) -> bool:
+        """A journal sealed with the key after entries sealed without it, by a station from
+        before start-keying, which chained its keyed seals onto them: `verify --key` calls
+        those entries unprotected until a keyed record takes them over (`start_keying`:
+        returns True). The station writes on meanwhile: no roll is lost to it."""
+        first_keyed, kind = self._query(
+            "SELECT id, kind FROM entries WHERE substr(seal, 1, ?)=? ORDER BY id LIMIT 1",
+            (len(mine), mine))[0]
+        plain = self._query("SELECT min(id), max(id) FROM entries WHERE id<? AND seal LIKE ?",
+                            (first_keyed, seal.PLAIN + ":%"))[0]
+        taken = self._query("SELECT 1 FROM entries WHERE kind=? AND substr(seal, 1, ?)=?",
+                            (seal.KEYED, len(mine), mine))
+        if kind == seal.KEYED or plain[0] is None or taken:
+            return False
+        self._take_over = (self._query("SELECT min(id) FROM entries")[0][0], first_keyed - 1)
+        if start_keying:
+            return True
+        log.warning("%s: #%d-#%d are sealed without the station's key, before #%d which is "
+                    "sealed with it: `station journal verify --key` calls them unprotected. "
+                    "Stop the station and run `station journal start-keying --journal %s "
+                    "--key KEY` (KEY: journal.key_file) once to take them over as they are", self.path, *plain,
+                    first_keyed, self.path)
+        return False
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+        if self._copy is not None:
+            self._copy.cleanup()
+            self._copy = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -417,11 +545,11 @@ class Journal:
 
     def _keyed_record(self) -> int:
         """The record that the key seals the journal from here on, taking over the entries
-        before it as they are."""
-        first = self._query("SELECT min(id) FROM entries")[0][0]
+        `_check_key` found not sealed with it, as they are."""
+        first, last = self._take_over
         return self._insert(seal.KEYED, "journal", "sealed with the key from here",
                             {"key": seal.key_id(self.key),
-                             "taken_over": {"first": first, "last": self._last()[0]}}, None)
+                             "taken_over": {"first": first, "last": last}}, None)
 
     def _last(self) -> tuple[int, str | None] | None:
         """The last entry's id and seal; None when the journal is empty."""
@@ -495,6 +623,17 @@ class Journal:
         with closing(self.chain()) as entries:      # its transaction ends, however it ends
             return seal.verify(entries, key, heads, counter)
 
+    def backup(self, out: Path) -> None:
+        """Copy the journal into the new file `out`, whole and consistent even while the
+        station writes it (SQLite's online backup: a `cp` misses what is in the -wal file)."""
+        try:
+            with closing(sqlite3.connect(out)) as copy:
+                self._db.backup(copy)
+        except sqlite3.Error as error:
+            out.unlink(missing_ok=True)
+            raise JournalError(f"cannot copy the journal {self.path} to {out}: {error}. Check "
+                               "the folder and the free space there") from error
+
     def _counter(self) -> int | None:
         """The highest id SQLite has given an entry; None in an older station's journal,
         which does not count them."""
@@ -556,6 +695,10 @@ class Journal:
                                "Keep a copy of the file; `station journal show ID` still "
                                "shows the other entries")
         return Entry(row[0], row[1], row[2], row[3], row[4], row[5], data, row[7], row[8])
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB" if size >= 1e7 else f"{size / 1e6:.1f} MB"
 
 
 def _json_default(value: Any) -> Any:

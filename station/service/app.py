@@ -23,7 +23,7 @@ from station.config import Config, ConfigError, check_port
 from station.controls import Controls, ControlsError, Intent
 from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
                                    TerminalSink)
-from station.journal import Journal, JournalError, KeyMismatch
+from station.journal import Journal, JournalError, KeyMismatch, Refused
 from station.journal.seal import load_key
 from station.service.session import Session
 
@@ -112,6 +112,8 @@ class Station:
         except KeyMismatch as error:
             raise ConfigError("journal.key_file", error.problem,
                               error.fix(config.journal_key_file)) from error
+        except Refused as error:
+            raise ConfigError("journal.path", error.problem, error.fix()) from error
         except JournalError as error:
             raise ConfigError("journal.path", str(error),
                               "Give a writable file, or --journal PATH") from error

@@ -162,16 +162,34 @@ def test_a_connection_that_sends_nothing_is_closed(tmp_path, monkeypatch):
         journal.close()
 
 
+def test_the_web_display_follows_a_journal_made_again(tmp_path):
+    """The review's case: once the journal file was replaced, every page answered 500."""
+    path = tmp_path / "j.sqlite"
+    journal = Journal(path)
+    first = journal.add_measurement("Measure", "1.0 in", {"mm": 25.4})
+    sink = WebSink("127.0.0.1", 0, path)
+    try:
+        assert get(sink, f"/entry/{first}.json")[0] == 200
+        for gone in tmp_path.glob("j.sqlite*"):
+            gone.unlink()
+        again = journal.add_measurement("Measure", "2.0 in", {"mm": 50.8})
+        status, _, page = get(sink, "/latest")
+        assert status == 200 and f'href="/entry/{again}"' in page.decode()
+        assert get(sink, f"/entry/{again}.json")[0] == 200
+    finally:
+        sink.close()
+        journal.close()
+
+
 def test_a_port_in_use_is_said_with_the_fix(station, tmp_path):
     sink, _ = station
     with pytest.raises(SinkUnavailable, match="web_port"):
         WebSink("127.0.0.1", sink.port, sink._journal.path)
 
 
-def test_an_entry_page_lists_every_step_the_screen_had_no_room_for(station, tmp_path):
+def test_an_entry_page_lists_every_step_the_screen_had_no_room_for(tmp_path):
     """A trample's screen shows three of its eight steps: the damage to its second and third
     models was on no page but the JSON."""
-    sink, _ = station
     steps = [{"rule": "WM-TRM-1", "text": f"model {n}: damage 3+3+STR 12 = {15 + n}"}
              for n in (1, 2, 3)] + [{"rule": "WM-RNG-2", "text": f"trample attack on model {n}"}
                                     for n in (1, 2, 3)]
@@ -179,6 +197,10 @@ def test_an_entry_page_lists_every_step_the_screen_had_no_room_for(station, tmp_
         trample = journal.add_outcome("Trample", "TRAMPLE: 3 of 3 hit",
                                       {"action": "wm.trample", "outcome": "3", "steps": steps,
                                        "rules": ["WM-TRM-1", "WM-RNG-2"]}, [])
-    page = get(sink, f"/entry/{trample}")[2].decode()
+    sink = WebSink("127.0.0.1", 0, journal.path)
+    try:
+        page = get(sink, f"/entry/{trample}")[2].decode()
+    finally:
+        sink.close()
     listed = page[page.index("Every step"):]
     assert all(f"{step['rule']}  {step['text']}" in listed for step in steps), listed

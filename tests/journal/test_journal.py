@@ -5,6 +5,7 @@ import random
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from station.cli import main
 from station.journal import Journal, JournalError, KeyMismatch, seal, store
 from station.journal.stats import chi_square_sf, face_stats
 
+ROOT = Path(__file__).resolve().parents[2]       # this checkout, for a station in a subprocess
 DIE = {"kind": "d6", "value": 4, "center": [100.0, 120.0], "confidence": 0.97,
        "colour": "red", "flags": []}
 
@@ -305,21 +307,117 @@ def test_a_journal_deleted_while_the_station_runs_is_made_again(tmp_path):
             (2, "journal lost, begun again"), (3, "2.0 in")] and entry == 3
 
 
-def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch):
-    # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it
+def test_one_writer_at_a_time(tmp_path, capsys):
+    """The review's case: two stations on one journal (or start-keying while it runs) made
+    a break before every entry. The second is refused; a writer killed lets go."""
+    import os
+    import subprocess
+    import sys
+    from station.config import ConfigError, load
+    from station.service.app import Options, Station
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        with pytest.raises(store.InUse, match=f"another station \\(pid {os.getpid()}\\) is "
+                                              "writing the journal .* Stop it first"):
+            Journal(path)
+        status, _, err = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                     "--key", str(key_file(tmp_path)))
+        assert status == 2 and "another station" in err
+        config = tmp_path / "station.toml"
+        config.write_text("")
+        with pytest.raises(ConfigError, match="journal.path: another station .* give this one "
+                                              "another journal"):
+            Station(load(config), Options(simulate=True, journal=path, keyboard=False))
+        Journal(path, readonly=True).close()            # readers need no lock
+        journal.add_measurement("x", "1 in", {"inches": 1})
+    killed = subprocess.Popen([sys.executable, "-c", "import sys, time; from station.journal "
+                               "import Journal; Journal(sys.argv[1]); print(flush=True); "
+                               "time.sleep(60)", str(path)], stdout=subprocess.PIPE,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    killed.stdout.readline()
+    killed.kill()
+    killed.wait()
+    with Journal(path) as journal:                      # its lock went with it
+        assert journal.add_measurement("x", "2 in", {"inches": 2}) == 2
+    assert problems_of(path) == []
+
+
+def test_a_journal_deleted_while_another_process_reads_it_is_made_again(tmp_path):
+    """The review's case: a reader elsewhere kept the deleted journal's WAL on disk, and the
+    new file paired with it failed every write (disk I/O error), at a restart too."""
+    import subprocess
+    import sys
+    path = tmp_path / "journal.sqlite"
+    journal = Journal(path)
+    journal.add_measurement("Measure", "1.0 in", {"mm": 25.4})
+    reader = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time; db = sqlite3."
+                               "connect(f'file:{sys.argv[1]}?mode=ro', uri=True); db.execute("
+                               "'SELECT count(*) FROM entries').fetchall(); print(flush=True); "
+                               "time.sleep(60)", str(path)], stdout=subprocess.PIPE)
+    try:
+        reader.stdout.readline()
+        path.unlink()
+        assert journal.add_measurement("Measure", "2.0 in", {"mm": 50.8}) == 3
+        journal.close()
+        path.unlink()                               # and again while the station is stopped
+        with Journal(path) as journal:
+            assert journal.add_measurement("Measure", "3.0 in", {"mm": 76.2}) == 1
+    finally:
+        reader.kill()
+        reader.wait()
+
+
+def test_a_copy_without_its_wal_is_said_to_be_a_possible_cause(tmp_path, capsys):
+    """The review's case: a `cp` of the running station's journal, without its -wal, lacks
+    the latest entries; a head noted from the screen is then "not in the journal"."""
     path = tmp_path / "journal.sqlite"
     with Journal(path) as journal:
+        fill(journal)               # in the file once it is closed
+    with Journal(path) as journal:
+        fill(journal)               # in its WAL
+        copy = tmp_path / "copy.sqlite"
+        copy.write_bytes(path.read_bytes())
+        head = f"6:{seal.short(journal.seal_of(6))}"
+    status, out, _ = verify_cli(capsys, copy, "--head", head)
+    assert status == 1 and "(it ends at #3: the entries after it were deleted, or this is a copy "\
+                           "taken without its -wal file" in out, out
+    with Journal(path) as journal:             # what to do instead, while it writes
         fill(journal)
+        status, _, err = journal_cli(capsys, "backup", str(copy), "--journal", str(path))
+        assert status == 2 and "exists: give a new file" in err
+        copy.unlink()
+        status, out, _ = journal_cli(capsys, "backup", str(copy), "--journal", str(path))
+        assert status == 0 and "copied to" in out
+        head = f"9:{seal.short(journal.seal_of(9))}"
+    status, out, _ = verify_cli(capsys, copy, "--head", head)
+    assert status == 0, out
+
+
+@pytest.mark.parametrize("wal", [False, True], ids=["checkpointed", "entries in its WAL"])
+def test_a_copy_on_read_only_media_is_read(tmp_path, monkeypatch, wal):
+    # a WAL journal on a locked SD card: mode=ro cannot make the WAL index beside it, and
+    # immutable=1 ignores the WAL (the review's case: a copy taken while the station ran)
+    path = tmp_path / "media" / "journal.sqlite"
+    path.parent.mkdir()
+    journal = Journal(tmp_path / "journal.sqlite")
+    fill(journal)
+    if not wal:
+        journal.close()             # its WAL written into the file, and deleted
+    for name in ("journal.sqlite", "journal.sqlite-wal")[:1 + wal]:
+        (tmp_path / "media" / name).write_bytes((tmp_path / name).read_bytes())
+    journal.close()
+    assert path.with_name("journal.sqlite-wal").exists() == wal
     connect = sqlite3.connect
 
     def read_only_media(database, *args, **kwargs):
-        if "mode=ro" in str(database):
+        if "mode=ro" in str(database) and str(path.parent) in str(database):
             raise sqlite3.OperationalError("unable to open database file")
         return connect(database, *args, **kwargs)
 
     monkeypatch.setattr(sqlite3, "connect", read_only_media)
     with Journal(path, readonly=True) as journal:
         assert len(list(journal.entries())) == 3
+        assert journal.verify().intact
 
 
 
@@ -340,7 +438,7 @@ def forge_seals(path, start: int, end: int | None = None, key: bytes | None = No
         if start <= entry.id <= (end or entry.id):
             db.execute("UPDATE entries SET seal=? WHERE id=?",
                        (seal.make_seal(prev, entry.content, key), entry.id))
-        prev = db.execute("SELECT seal FROM entries WHERE id=?", (entry.id,)).fetchone()[0]
+        prev = db.execute("SELECT seal FROM entries WHERE id=?", (entry.id,)).fetchone()[0] or ""
     db.commit()
     db.close()
 
@@ -397,21 +495,56 @@ TAMPERING = {
     "a reading linked to no entry": ("UPDATE entries SET parent=99 WHERE id=4",
                                      [(4, "link"), (5, "edited")],
                                      "#4 is linked to #99, which is not an outcome written after it"),
-    "an entry deleted": ("DELETE FROM entries WHERE id=3", [(3, "deleted")],
+    "an entry deleted": ("DELETE FROM entries WHERE id=3", [(3, "deleted"), (4, "unchecked")],
                          "#3 deleted: the ids go from #2 to #4"),
     "a reading deleted with its dice": ("DELETE FROM dice WHERE entry_id=4; "
-                                        "DELETE FROM entries WHERE id=4", [(4, "deleted")],
+                                        "DELETE FROM entries WHERE id=4",
+                                        [(4, "deleted"), (5, "unchecked")],
                                         "#4 deleted"),
-    "the first entries deleted": ("DELETE FROM entries WHERE id<3", [(1, "deleted")],
+    "the first entries deleted": ("DELETE FROM entries WHERE id<3",
+                                  [(1, "deleted"), (3, "unchecked")],
                                   "#1-#2 deleted: the ids start at #3"),
-    "a seal removed": ("UPDATE entries SET seal=NULL, headline='9.9 in' WHERE id=3",
-                       [(3, "unsealed")], "#3 has no seal, though the entries before it have"),
+    "a seal removed": ("UPDATE entries SET seal=NULL WHERE id=3", [(3, "unsealed")],
+                       "#3 has no seal, though the entries before it have"),
+    "a seal removed and the entry changed": (
+        "UPDATE entries SET seal=NULL, headline='9.9 in' WHERE id=3",
+        [(3, "unsealed"), (4, "edited")], "#3 has no seal, though the entries before it have"),
     "an entry added without a seal": (ADDED + "NULL)", [(7, "unsealed")], "#7 has no seal"),
     "an entry added with a made-up seal": (ADDED + "'sha256:' || lower(hex(randomblob(32))))",
                                            [(7, "edited")], f"#7 {EDITED}"),
     "two entries side by side": ("UPDATE entries SET headline='MISS' WHERE id IN (2, 3)",
                                  [(2, "rewritten")], "#2-#3 do not match their seals"),
 }
+
+
+def test_an_entry_after_a_deleted_or_unsealed_one_is_not_passed_in_silence(tmp_path):
+    """The review's case: with a key, #1 deleted and #2 changed showed only the deletion;
+    #2's seal removed and #3 changed, only the missing seal."""
+    key = b"k" * 32
+    for sql, expected in (
+            ("DELETE FROM entries WHERE id=1; UPDATE entries SET headline='MISS' WHERE id=2",
+             [(1, "deleted", "#1 deleted: the ids start at #2"),
+              (2, "unchecked", "#2 cannot be checked: the entry it was sealed after is deleted, "
+                               "so a change made to it does not show")]),
+            ("UPDATE entries SET seal=NULL WHERE id=2; UPDATE entries SET headline='MISS' "
+             "WHERE id=3", [(2, "unsealed", "#2 has no seal, though the entries before it have: "
+                                            "added or changed by hand (or written by a station "
+                                            "older than seals)"),
+                            (3, "edited", "#3 no longer matches its seal over #2 as it is: one "
+                                          "of the two was changed since it was written")]),
+            ("UPDATE entries SET seal=NULL WHERE id=2", [(2, "unsealed", None)])):
+        path = tmp_path / "j.sqlite"
+        with Journal(path, key=key) as journal:
+            fill(journal)
+        db = sqlite3.connect(path)
+        db.executescript(sql)
+        db.close()
+        with Journal(path, readonly=True) as journal:
+            problems = journal.verify(key).problems
+        assert [(p.first, p.change) for p in problems] == [e[:2] for e in expected]
+        assert all(p.text.startswith(said or "") for p, (*_, said) in zip(problems, expected))
+        for gone in tmp_path.glob("j.sqlite*"):
+            gone.unlink()
 
 
 @pytest.mark.parametrize("change", TAMPERING)
@@ -600,12 +733,53 @@ def test_a_journal_that_cannot_be_converted_is_left_as_it_was(tmp_path):
     before = db.execute("SELECT * FROM sqlite_master").fetchall()
     db.close()
     with pytest.raises(JournalError, match="cannot convert the journal .* from an older station: "
-                                           "NOT NULL .* Meanwhile give the station a new journal"):
+                                           "NOT NULL .* may be damaged.* give it a new journal"):
         Journal(path)
     db = sqlite3.connect(path)
     assert db.execute("SELECT * FROM sqlite_master").fetchall() == before
     assert db.execute("SELECT count(*) FROM entries").fetchone() == (2,)
     db.close()
+
+
+def test_an_older_journal_is_converted_only_with_the_room_it_needs(tmp_path, monkeypatch):
+    """The review's case: a disk with 2-2.6 times the journal free took the copy, and the
+    WAL it left filled the disk (every start then failed); the docs said 1x."""
+    import os
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    db.close()
+    before = path.read_bytes()
+    statvfs = os.statvfs
+    room = {"bytes": 2.9 * len(before)}
+
+    def disk(folder):
+        real = statvfs(folder)
+        return os.statvfs_result((*real[:4], int(room["bytes"] // real.f_frsize), *real[5:]))
+
+    monkeypatch.setattr(os, "statvfs", disk)
+    with pytest.raises(JournalError, match="that needs about 0.1 MB free on its disk, and there "
+                                           "are 0.1 MB. Free space there.* stays as it was"):
+        Journal(path)
+    assert "AUTOINCREMENT" not in sqlite3.connect(path).execute(
+        "SELECT sql FROM sqlite_master WHERE name='entries'").fetchone()[0]
+    # a disk full all the same: said as such, not as a damaged journal
+    room["bytes"] = 1e12
+    connect = sqlite3.connect
+
+    def small_disk(*args, **kwargs):
+        db = connect(*args, **kwargs)
+        db.execute(f"PRAGMA max_page_count={len(before) // 4096 + 1}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", small_disk)
+    with pytest.raises(JournalError, match="full.* Free space on its disk") as refused:
+        Journal(path)
+    assert "damaged" not in str(refused.value)
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with Journal(path) as journal:                  # the copy out of the WAL at once
+        assert path.with_name("old.sqlite-wal").stat().st_size == 0
+        assert journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) == 3
 
 
 @pytest.mark.parametrize("counter_too", [False, True], ids=["entry", "entry and id counter"])
@@ -804,8 +978,8 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     with Journal(path, readonly=True) as journal:
         head = seal.short(journal.seal_of(4))
     assert status == 0 and out.splitlines() == [
-        f"{path}: sealed with the key {seal.key_id(key)} from #4 on; #1-#3 before it taken over "
-        "as they were", f"  head #4 {head}: note it, and start the station"]
+        f"{path}: #1-#3, not sealed with the key {seal.key_id(key)}, taken over as they were; "
+        "the key seals every entry from #4 on", f"  head #4 {head}: note it, and start the station"]
     status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
                                  "--key", str(key_path))
     assert status == 0 and "nothing to take over" in out
@@ -835,6 +1009,43 @@ def test_start_keying_takes_a_journal_over_once(tmp_path, capsys):
     assert status == 2 and "records at #4 that a key took it over, but the entries after" in err
     status, out, _ = verify_cli(capsys, path)   # without the key, the record still says so
     assert status == 1 and "#4 records that a key took the journal over, but is not sealed" in out
+
+
+@pytest.mark.parametrize("before", ["unsealed", "plain"])
+def test_a_journal_keyed_by_a_station_from_before_start_keying(tmp_path, capsys, caplog, before):
+    """The review's case: the station before start-keying chained its keyed seals onto a
+    journal from before seals (its entries are unsealed, not unprotected) or sealed without
+    a key (start-keying takes those over); today's keyed station writes on in both."""
+    key_path = key_file(tmp_path)
+    key = seal.load_key(key_path, private=True)
+    path = tmp_path / "old.sqlite"
+    if before == "unsealed":
+        db = sqlite3.connect(path)
+        db.executescript(OLD_SCHEMA)
+        db.close()
+    with Journal(path) as journal:
+        while journal.add_measurement("Measure", "5.0 in", {"inches": 5.0}) < 4:
+            pass
+    forge_seals(path, 3, key=key)                # #3-#4 sealed with the key, chained on
+    with Journal(path, key=key) as journal:
+        assert journal.add_measurement("Measure", "6.0 in", {"inches": 6.0}) == 5
+    status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+    if before == "unsealed":
+        assert status == 0 and "3 entries sealed, with the key" in out and "2 unsealed" in out
+    else:
+        assert status == 1 and "#1-#2: each is not sealed with the key given" in out
+        assert "start-keying" in caplog.text
+        status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                     "--key", str(key_path))
+        assert status == 0 and out.startswith(
+            f"{path}: #1-#2, not sealed with the key {seal.key_id(key)}, taken over as they "
+            "were; the key seals every entry from #3 on\n  head #6 ")
+        status, out, _ = verify_cli(capsys, path, "--key", str(key_path))
+        assert status == 0 and ("with the key %s from #3 on (#1-#2 before it taken over"
+                                % seal.key_id(key)) in out
+    status, out, _ = journal_cli(capsys, "start-keying", "--journal", str(path),
+                                 "--key", str(key_path))
+    assert status == 0 and "nothing to take over: no entry is sealed without the key" in out
 
 
 def test_a_key_file_must_hold_a_secret(tmp_path):

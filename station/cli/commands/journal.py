@@ -54,6 +54,9 @@ def register(registry) -> None:
                    help="the key the station seals with (journal.key_file in its configuration)")
     p.add_argument("--json", action="store_true")
     p = journal_arg(registry.command(
+        "journal backup", "copy the journal, whole even while the station writes it", backup))
+    p.add_argument("out", metavar="OUT", help="the copy: a new file")
+    p = journal_arg(registry.command(
         "journal start-keying", "seal a journal kept without a key with the station's key from "
         "now on", start_keying,
         description="Once, with the station stopped, as the station's user: record in the "
@@ -229,6 +232,20 @@ def verify(args) -> int:
     return 0 if verdict.intact else 1
 
 
+def backup(args) -> int:
+    from station.journal import JournalError
+    out = Path(args.out).expanduser()
+    if out.exists():
+        raise UsageError(f"{out} exists: give a new file for the copy")
+    with _open(args) as journal:
+        try:
+            journal.backup(out)
+        except JournalError as error:
+            raise UsageError(str(error)) from None
+    print(f"{args.journal} copied to {out}; `station journal verify --journal {out}` checks it")
+    return 0
+
+
 def start_keying(args) -> int:
     from station.journal import Journal, JournalError
     from station.journal.seal import key_id, short
@@ -239,12 +256,14 @@ def start_keying(args) -> int:
     except JournalError as error:
         raise UsageError(str(error)) from None
     if record is None:
-        print(f"{args.journal}: nothing to take over: every entry is sealed with the key "
-              f"{key_id(key)}, or there is none yet")
+        print(f"{args.journal}: nothing to take over: no entry is sealed without the key "
+              f"{key_id(key)} and left untaken (entries from before seals need no taking over), "
+              "or there is none yet")
         return 0
     taken = record.data["taken_over"]
-    print(f"{args.journal}: sealed with the key {key_id(key)} from #{record.id} on; "
-          f"#{taken['first']}-#{taken['last']} before it taken over as they were")
+    print(f"{args.journal}: #{taken['first']}-#{taken['last']}, not sealed with the key "
+          f"{key_id(key)}, taken over as they were; the key seals every entry from "
+          f"#{taken['last'] + 1} on")
     print(f"  head #{record.id} {short(record.seal)}: note it, and start the station")
     return 0
 
