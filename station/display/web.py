@@ -113,7 +113,8 @@ class WebSink:
         """The latest outcomes and measurements, newest first, as table rows."""
         with self._journal_lock:
             self._journal.follow()
-            entries = list(self._journal.entries(kind=("outcome", "measurement"), limit=RECENT))[::-1]
+            entries = list(self._journal.entries(kind=("outcome", "measurement"), limit=RECENT,
+                                                 frames=False))[::-1]
         rows = "".join(
             f'<tr><td><a href="/entry/{e.id}">#{e.id}</a></td><td class="muted">'
             f'{html.escape(e.at[:19].replace("T", " "))} UTC</td><td>{html.escape(e.action)}</td>'

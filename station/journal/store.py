@@ -566,10 +566,13 @@ class Journal:
     # --- reading -------------------------------------------------------------------------
 
     def entries(self, kind: str | tuple[str, ...] | None = None,
-                limit: int | None = None) -> Iterator[Entry]:
+                limit: int | None = None, frames: bool = True) -> Iterator[Entry]:
         """Entries (of `kind`, one or several) in the order they were written; `limit`: only
-        the last ones."""
-        sql = f"SELECT {self._columns} FROM entries"
+        the last ones. Without `frames` an entry's frame is b"" when it has one: a list or an
+        export of a long journal need not hold every JPEG in memory at once."""
+        columns = self._columns if frames else self._columns.replace(
+            ", frame", ", CASE WHEN frame IS NULL THEN NULL ELSE x'' END")
+        sql = f"SELECT {columns} FROM entries"
         args: list[Any] = []
         if kind:
             kinds = (kind,) if isinstance(kind, str) else kind
@@ -607,9 +610,15 @@ class Journal:
         already walked past to an entry not walked."""
         self._query("BEGIN")
         try:
+            # every link in one look: a journal from before the index on `parent` (opened
+            # read-only, so not converted) took a scan per entry, 6 s for 6,000 entries
+            links: dict[int, list[int]] = {}
+            for parent, child in self._query("SELECT parent, id FROM entries "
+                                             "WHERE parent IS NOT NULL ORDER BY id"):
+                links.setdefault(parent, []).append(child)
             for (entry_id,) in self._query("SELECT id FROM entries ORDER BY id"):
                 try:
-                    yield self._sealable(entry_id)
+                    yield self._sealable(entry_id, links.get(entry_id, []))
                 except sqlite3.Error as error:
                     raise self._unreadable(error) from None
         finally:
@@ -650,23 +659,24 @@ class Journal:
     def _columns(self) -> str:
         return f"{COLUMNS}, {self._seal_column}"
 
-    def _sealable(self, entry_id: int) -> Sealable:
+    def _sealable(self, entry_id: int, links: list[int] | None = None) -> Sealable:
         """The entry's columns as stored (the values, not what they mean: any change counts),
-        its dice rows and the readings linked to it."""
+        its dice rows and the readings linked to it (`links`, when already looked up)."""
         row = self._db.execute(f"SELECT id, at, kind, action, headline, data, frame, parent, "
                                f"{self._seal_column} FROM entries WHERE id=?",
                                (entry_id,)).fetchone()
         dice = self._db.execute("SELECT idx, kind, value, colour, x, y, x_mm, y_mm, bearing_deg, "
                                 "confidence, flags FROM dice WHERE entry_id=? ORDER BY idx",
                                 (entry_id,)).fetchall()
-        links = self._db.execute("SELECT id FROM entries WHERE parent=? ORDER BY id",
-                                 (entry_id,)).fetchall()
+        if links is None:
+            links = [link for (link,) in self._db.execute(
+                "SELECT id FROM entries WHERE parent=? ORDER BY id", (entry_id,))]
         try:
             data = json.loads(row[5])
         except (TypeError, ValueError):
             data = None
         return Sealable(row[0], row[2], row[7], row[8],
-                        [*row[:7], [list(d) for d in dice], [link[0] for link in links]], data)
+                        [*row[:7], [list(d) for d in dice], links], data)
 
     def _query(self, sql: str, args: Any = ()) -> list[tuple]:
         try:

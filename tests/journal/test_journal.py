@@ -1081,3 +1081,17 @@ def test_the_station_does_not_write_on_without_the_journal_s_key(tmp_path, capsy
         Station(load(config), options)
     assert main(["run", "--simulate", "--config", str(config), "--journal", str(path)]) == 2
     assert "configuration: journal.key_file:" in capsys.readouterr().err
+
+
+def test_lists_and_exports_leave_the_frames_on_disk(tmp_path, capsys):
+    """A long journal's list or export held every JPEG in memory at once (72 MB for 46 MB of
+    frames): without `frames` an entry only says whether it has one."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+        light = list(journal.entries(frames=False))
+        assert [e.frame for e in light] == [b"", None, None]
+        assert [e.frame for e in journal.entries()][0] == b"\xff\xd8jpeg"
+        assert light[0].to_json()["has_frame"] and not light[2].to_json()["has_frame"]
+    assert main(["journal", "export", "--format", "json", "--journal", str(path)]) == 0
+    assert [e["has_frame"] for e in json.loads(capsys.readouterr().out)] == [True, False, False]

@@ -105,7 +105,7 @@ def list_entries(args) -> int:
     from station.journal.seal import RECORDS
     with _open(args) as journal:
         kinds = None if args.all else ("outcome", "measurement", *RECORDS)
-        entries = list(journal.entries(kinds, limit=args.limit or None))
+        entries = list(journal.entries(kinds, limit=args.limit or None, frames=False))
         if args.json:
             print(json.dumps([e.to_json() for e in entries], indent=1))
             return 0
@@ -160,7 +160,7 @@ CSV_COLUMNS = ("id", "at", "kind", "action", "headline", "parent", "outcome", "d
 
 def export(args) -> int:
     with _open(args) as journal:
-        entries = list(journal.entries())
+        entries = list(journal.entries(frames=False))
         if args.format == "json":
             json.dump([e.to_json() for e in entries], sys.stdout, indent=1)
             print()
