@@ -159,6 +159,7 @@ class Journal:
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
         self._head: tuple[int, str | None] | None = None
+        self.last_break: str | None = None      # a break recorded by this writer, in words
         self.keyed_at: int | None = None
         self._take_over: tuple[int, int] | None = None      # what a keyed record takes over
         try:
@@ -539,9 +540,13 @@ class Journal:
         log.error("%s: %s; recorded as a break", self.path,
                   seal.describe(seal.BREAK, data))
         newest = max(self._counter() or 0, *(head[0] for head in (self._head, found) if head))
-        self._insert(seal.BREAK, "journal", "journal lost, begun again" if found is None
-                     else "journal changed under the station", data, None, newest + 1)
+        headline = "journal lost, begun again" if found is None \
+            else "journal changed under the station"
+        self._insert(seal.BREAK, "journal", headline, data, None, newest + 1)
         self._seal(newest + 1)
+        # said on the screens as "journal: changed under the station: ..."
+        self.last_break = (f"{headline.removeprefix('journal ')}: a break is recorded as "
+                           f"#{newest + 1}; station journal verify shows what changed")
 
     def _keyed_record(self) -> int:
         """The record that the key seals the journal from here on, taking over the entries

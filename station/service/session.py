@@ -372,7 +372,7 @@ class Session:
 
     def hardware_down(self) -> dict[str, str]:
         """What is down, and why: what failed while in use, a laser not connected now, a tray
-        calibration the camera no longer matches."""
+        calibration the camera no longer matches, a journal changed under the station."""
         down = dict(self.hardware)
         laser_down = getattr(self.laser, "down", None)
         if laser_down:
@@ -380,6 +380,8 @@ class Session:
         tray_problem = getattr(self.read, "problem", None)
         if tray_problem:
             down["tray"] = tray_problem
+        if getattr(self.journal, "last_break", None):   # tampering, a file deleted: said on
+            down["journal"] = self.journal.last_break      # every screen, to the table
         return down
 
     def set_state(self, state: str, screen: Screen) -> None:

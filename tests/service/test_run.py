@@ -277,6 +277,7 @@ def test_a_laser_not_there_at_start_is_waited_for_and_named_on_the_screen():
         assert gauge.down.startswith(f"the glm is not connected (cannot open {tape.port}")
         session = Session.__new__(Session)               # only its hardware lines
         session.hardware, session.laser, session.read = {"camera": "unplugged"}, gauge, None
+        session.journal = None
         assert set(session.hardware_down()) == {"camera", "laser"}
         tape.replug()
         assert gauge.tape.transport.connected.wait(10), "the tape was not opened when it came"

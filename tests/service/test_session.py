@@ -1,6 +1,7 @@
 """The session state machine on the synthetic tray, with the reader replaced by the renderer's
 ground truth (the real reader is exercised end to end in test_run.py)."""
 
+import sqlite3
 import threading
 
 import numpy as np
@@ -342,3 +343,19 @@ def test_a_ruling_given_up_after_a_reroll_before_its_next_dice_journals_the_rero
     assert abandoned.data["outcome"] == "abandoned" and abandoned.data["rules"] == ["DICE-4"]
     assert "re-roll is used" in abandoned.data["steps"][0]["text"]
     assert len(session.journal.readings_of(abandoned.id)) == 2      # the roll and its re-roll
+
+
+def test_a_journal_changed_under_the_station_is_said_on_every_screen(tmp_path):
+    session, _, shown = make(tmp_path, [ROLL_2D6], laser=Laser([254.0, 254.0, 254.0]))
+    session.handle(Intent.MEASURE)
+    session.handle(Intent.MEASURE)
+    assert "journal" not in shown[-1].hardware
+    db = sqlite3.connect(tmp_path / "j.sqlite")       # someone deletes the last entry
+    db.execute("DELETE FROM entries WHERE id=(SELECT max(id) FROM entries)")
+    db.commit()
+    db.close()
+    session.handle(Intent.MEASURE)
+    assert shown[-1].hardware["journal"].startswith(
+        "changed under the station: a break is recorded as #3")
+    session.handle(Intent.NEXT)
+    assert "journal" in shown[-1].hardware

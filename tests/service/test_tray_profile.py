@@ -33,7 +33,7 @@ def test_a_camera_turned_since_calibration_is_said_on_every_screen(calibrated):
     image, path = calibrated
     read = tray_reader(path, "", (1280, 960))
     session = Session.__new__(Session)               # only its hardware lines
-    session.hardware, session.laser, session.read = {}, None, read
+    session.hardware, session.laser, session.read, session.journal = {}, None, read, None
     read(image)
     assert read.calibration.markers_in_place(image) and session.hardware_down() == {}
     read(image[::-1, ::-1].copy())                   # the camera turned half round
