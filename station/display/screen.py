@@ -131,6 +131,13 @@ class Screen:
             return ""
         return f"chance {self.odds_percent()}" + (f" of {self.odds_of}" if self.odds_of else "")
 
+    def dice_lines(self) -> list[str]:
+        """The dice read, in words: one line, or one per roll of a ruling read from several."""
+        if len(self.rolls) > 1:
+            return [f"dice, {view.caption or f'roll {i}'}: {dice_text(view.marks)}"
+                    for i, view in enumerate(self.rolls, 1)]
+        return ["dice: " + dice_text(self.marks)] if self.marks else []
+
     def text_lines(self) -> list[str]:
         """Everything on the screen as plain text (terminal, logs, tests)."""
         lines = [f"{self.action}  [{self.command}]  {self.position[0]}/{self.position[1]}  {self.state_label}"]
@@ -140,11 +147,7 @@ class Screen:
         facts = "  ".join(x for x in (self.odds_text(), " ".join(self.rules)) if x)
         if facts:
             lines.append(facts)
-        if len(self.rolls) > 1:
-            lines.extend(f"dice, {view.caption or f'roll {i}'}: {dice_text(view.marks)}"
-                         for i, view in enumerate(self.rolls, 1))
-        elif self.marks:
-            lines.append("dice: " + dice_text(self.marks))
+        lines.extend(self.dice_lines())
         for name, problem in self.hardware.items():
             lines.append(f"{name}: {problem}")
         if self.prompt:

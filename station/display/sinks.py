@@ -110,8 +110,12 @@ class TerminalSink:
         facts = "   ".join(x for x in (screen.odds_text(), " ".join(screen.rules)) if x)
         if facts:
             out.append(f"   \x1b[33m{facts}{reset}\n")
+        for line in screen.dice_lines():      # the half blocks are too coarse to check a die by
+            out.append(f"   {line}\n")
         for name, problem in screen.hardware.items():
             out.append(f"   \x1b[31m{name}: {problem}{reset}\n")
+        if screen.entry_id is not None:     # the seal players note (journal verify --head)
+            out.append(f"   {dim}{screen.journal_line()}{reset}\n")
         colour = {"info": "\x1b[36m", "warn": "\x1b[33m", "error": "\x1b[1;31m"}[screen.level]
         if screen.prompt:
             out.append(f"\n   {colour}{screen.prompt}{reset}\n")

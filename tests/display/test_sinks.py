@@ -35,6 +35,8 @@ def test_terminal_sink_plain_and_fancy(screens):
     TerminalSink(fancy, fancy=True).show(screens["resolved"])
     out = fancy.getvalue()
     assert out.startswith("\x1b[H") and out.endswith("\x1b[J") and "▀" in out and "HIT" in out and "WM-RNG-2" in out
+    # the seal players note, and the dice in words, in a terminal too
+    assert "journal #12 · seal 3fa9c2e107bd" in out and "4(red) 5(red) ?(white)!cocked" in out
 
 
 def test_luma_dummy_device_gets_the_compact_layout(screens):
