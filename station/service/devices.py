@@ -25,8 +25,10 @@ class TapeGauge:
     transport, codec and calibration."""
 
     def __init__(self, device: str, port: str, baud: int, timeout: float,
-                 calibration: str | None, simulated: Any = None) -> None:
-        """calibration: a profile path, "" for the default profile, None for none."""
+                 calibration: str | None, simulated: Any = None,
+                 aims: random.Random | None = None) -> None:
+        """calibration: a profile path, "" for the default profile, None for none.
+        aims: with a simulated tape, draws where the player aims it (--seed repeats them)."""
         from station.laser.calibration import (CalibrationError, default_profile_path,
                                                load_profile)
         from station.laser.device import LaserDevice
@@ -49,6 +51,7 @@ class TapeGauge:
                               "Use one of those names, or device = \"none\"") from None
         self.device, self.port, self.timeout = device, port, timeout
         self.simulated = simulated            # the simulated tape, when there is one
+        self.aims = aims or random.Random()
         # A tape not plugged in (or not bound) when the station starts is waited for: the
         # dice work meanwhile, and the screen says what is missing.
         self.tape.open(wait=True)
@@ -67,7 +70,7 @@ class TapeGauge:
         from station.laser.codec import DeviceError
         from station.laser.transport import LinkTimeout
         if self.simulated is not None:        # the player aims at another model
-            self.simulated.set_distance(round(random.uniform(60, 900), 1))
+            self.simulated.set_distance(round(self.aims.uniform(60, 900), 1))
         try:
             result = self.tape.measure(timeout=self.timeout)
         except LinkTimeout as error:
@@ -99,16 +102,17 @@ class TapeGauge:
             self.simulated.close()
 
 
-def open_laser(settings: dict[str, Any], *, simulate: bool,
-               hardware: dict[str, str]) -> TapeGauge | None:
-    """The configured laser tape; with `simulate`, that device (or a GLM) simulated on a pty."""
+def open_laser(settings: dict[str, Any], *, simulate: bool, hardware: dict[str, str],
+               seed: int | None = None) -> TapeGauge | None:
+    """The configured laser tape; with `simulate`, that device (or a GLM) simulated on a pty,
+    aimed at distances drawn from `seed`."""
     device = settings["device"]
     if simulate:
         from station.fakes.laser import start_simulated
         device = device if device != "none" else "glm"
         simulated = start_simulated(device, distance_mm=300.0)
         return TapeGauge(device, simulated.port, settings["baud"], settings["timeout_seconds"],
-                         None, simulated=simulated)
+                         None, simulated=simulated, aims=random.Random(seed))
     if device == "none":
         return None
     return TapeGauge(device, settings["port"], settings["baud"], settings["timeout_seconds"],

@@ -299,3 +299,18 @@ def test_long_press_on_roll_types_the_faces_in_with_the_buttons(tmp_path):
         [reading] = journal.readings_of(outcome.id)
     assert outcome.data["dice"] == [3, 1] and outcome.data["total"] == 4
     assert reading.data["manual"] and reading.frame is None
+
+
+def test_the_simulated_tape_is_aimed_as_the_seed_says():
+    """--seed repeats the simulated distances too (the docs' pictures are made so)."""
+    from station.config import DEFAULTS
+    from station.service.devices import open_laser
+
+    def two(seed):
+        gauge = open_laser(DEFAULTS["laser"], simulate=True, hardware={}, seed=seed)
+        try:
+            return [gauge.measure().raw_mm for _ in range(2)]
+        finally:
+            gauge.close()
+    first = two(5)
+    assert first == two(5) and first != two(6) and first[0] != first[1]
