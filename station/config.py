@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_JOURNAL = "~/.local/share/station/journal.sqlite"
+SIMULATED_JOURNAL = "~/.local/share/station/simulated.sqlite"   # `station run --simulate`'s
 
 DEFAULTS: dict[str, Any] = {
     "journal": {"path": DEFAULT_JOURNAL,

@@ -25,7 +25,8 @@ Handler = Callable[[argparse.Namespace], int]
 
 GROUP_HELP = {
     "calibrate": "measure the tray or a laser tape, and save a calibration profile",
-    "journal": "what the station has rolled and measured: list, show, export, stats, verify",
+    "journal": "what the station has rolled and measured: list, show, export, stats, verify, "
+               "backup, start-keying",
     "simulate": "start a simulated device (no hardware needed)",
 }
 

@@ -140,6 +140,7 @@ class Verdict:
     taken_over: tuple[int, int] | None = None   # entries before keyed_from the key took over
     head: tuple[int, Any] | None = None     # the last entry's id and seal
     problems: list[Problem] = field(default_factory=list)
+    heads_matched: list[int] = field(default_factory=list)  # noted heads found as noted
 
     @property
     def intact(self) -> bool:
@@ -152,7 +153,8 @@ class Verdict:
                 {"first": self.taken_over[0], "last": self.taken_over[1]},
                 "head": None if self.head is None else
                 {"id": self.head[0], "seal": short(self.head[1])},
-                "problems": [p.to_json() for p in self.problems]}
+                "problems": [p.to_json() for p in self.problems],
+                "heads_matched": self.heads_matched}
 
 
 def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None = None,
@@ -274,6 +276,7 @@ def verify(chain: Iterable[Any], key: bytes | None, heads: dict[int, str] | None
     for entry_id, written in heads.items():
         found = digest(seen.get(entry_id))
         if found and found.startswith(written):
+            verdict.heads_matched.append(entry_id)
             continue
         verdict.problems.append(Problem(entry_id, entry_id, "head", (
             f"#{entry_id} was written down with the seal {written}, but it is not in the journal"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from station.config import Config, ConfigError, check_port
+from station.config import SIMULATED_JOURNAL, Config, ConfigError, check_port
 from station.controls import Controls, ControlsError, Intent
 from station.display.sinks import (Display, LumaSink, PngSink, PygameSink, SinkUnavailable,
                                    TerminalSink)
@@ -29,7 +29,6 @@ from station.service.session import Session
 
 log = logging.getLogger(__name__)
 
-SIMULATED_JOURNAL = "~/.local/share/station/simulated.sqlite"
 SCRIPT_STEPS = ("roll", "hold", "measure", "next", "reroll")
 MAX_WAIT_SECONDS = 86400.0       # a script's wait:SECONDS; time.sleep overflows far beyond
 
@@ -135,7 +134,8 @@ class Station:
         self._stack.callback(self.camera.close)
 
         from station.service.devices import open_laser, settle_watcher, tray_reader
-        self.laser = open_laser(config.laser, simulate=options.simulate, hardware=hardware)
+        self.laser = open_laser(config.laser, simulate=options.simulate, hardware=hardware,
+                                seed=options.seed)
         if self.laser is not None:
             self._stack.callback(self.laser.close)
         # the synthetic tray is not the tray the profile was made for

@@ -610,6 +610,8 @@ def test_a_head_written_down_is_checked(tmp_path, capsys):
                                 "--head", f"#2 {noted[2][:8].upper()}",
                                 "--head", f"journal #3 · seal {noted[3]}")
     assert status == 0 and f"head #3 {noted[3]}" in out
+    assert "noted head #3 matches its seal\n" in out          # said, not only left unsaid
+    assert "noted head #2 matches its seal (on 8 hex digits only" in out
     # the whole chain sealed again after a change (no key): every seal matches, but not the
     # one the players noted
     db = sqlite3.connect(path)
@@ -1095,3 +1097,18 @@ def test_lists_and_exports_leave_the_frames_on_disk(tmp_path, capsys):
         assert light[0].to_json()["has_frame"] and not light[2].to_json()["has_frame"]
     assert main(["journal", "export", "--format", "json", "--journal", str(path)]) == 0
     assert [e["has_frame"] for e in json.loads(capsys.readouterr().out)] == [True, False, False]
+
+
+def test_list_says_when_older_entries_are_left_out(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "j.sqlite"
+    with Journal(path) as journal:
+        fill(journal)
+    assert main(["journal", "list", "--limit", "1", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[0].startswith("#3") and "--limit 0 lists them all" in out[1]
+    assert main(["journal", "list", "--limit", "2", "--journal", str(path)]) == 0
+    assert "--limit 0" not in capsys.readouterr().out        # two to list: all of them
+    # the simulated station's journal is named when the default one is not there
+    monkeypatch.setattr("station.cli.commands.journal.SIMULATED_JOURNAL", str(path))
+    assert main(["journal", "list", "--journal", str(tmp_path / "none.sqlite")]) == 2
+    assert f"the simulated station's is --journal {path}" in capsys.readouterr().err

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from station.cli import UsageError
 from station.cli.inputs import number, output_file, write_output
-from station.config import DEFAULT_JOURNAL
+from station.config import DEFAULT_JOURNAL, SIMULATED_JOURNAL
 
 
 def register(registry) -> None:
@@ -28,7 +28,7 @@ def register(registry) -> None:
         "journal list", "list outcomes, measurements and the journal's own records", list_entries))
     p.add_argument("--all", action="store_true", help="readings too (every tray the camera read)")
     p.add_argument("--limit", type=number("entries", 0, integer=True), default=50,
-                   help="the last N entries (0: all)")
+                   help="the last N entries (default 50; 0: all)")
     p.add_argument("--json", action="store_true", help="one JSON array")
     p = journal_arg(registry.command(
         "journal show", "show one entry again: redraws the screen of an outcome", show_entry))
@@ -45,7 +45,8 @@ def register(registry) -> None:
         "journal verify", "is every entry as the station wrote it? checks the seals", verify,
         description="Check every entry's seal: exit status 0 when the journal is as the station "
                     "wrote it, 1 when an entry was changed, deleted or added by hand (each "
-                    "named), 2 when the file cannot be read. Prints the head: the last entry's "
+                    "named), 2 when the file cannot be read or its seals need a key not given. "
+                    "Prints the head: the last entry's "
                     "id and seal, as the station's screen shows them."))
     p.add_argument("--head", metavar="ID:SEAL", type=written_head, action="append", default=[],
                    help="a seal written down from the screen's journal line, e.g. "
@@ -72,7 +73,11 @@ def register(registry) -> None:
 def _journal_path(args) -> Path:
     path = Path(args.journal).expanduser()
     if not path.exists():
-        raise UsageError(f"no journal at {path}: run `station run` first, or give --journal PATH")
+        simulated = Path(SIMULATED_JOURNAL).expanduser()
+        hint = (f" (the simulated station's is --journal {simulated})"
+                if simulated.exists() and path != simulated else "")
+        raise UsageError(f"no journal at {path}: run `station run` first, or give --journal "
+                         f"PATH{hint}")
     if path.is_dir():
         raise UsageError(f"--journal {path} is a folder: give the journal file in it")
     return path
@@ -105,18 +110,24 @@ def list_entries(args) -> int:
     from station.journal.seal import RECORDS
     with _open(args) as journal:
         kinds = None if args.all else ("outcome", "measurement", *RECORDS)
-        entries = list(journal.entries(kinds, limit=args.limit or None, frames=False))
+        # one more than asked for: whether older entries were left out
+        entries = list(journal.entries(kinds, limit=args.limit and args.limit + 1, frames=False))
+        older = bool(args.limit) and len(entries) > args.limit
+        entries = entries[1:] if older else entries
         if args.json:
             print(json.dumps([e.to_json() for e in entries], indent=1))
             return 0
         if not entries:
             print("the journal is empty")
         for e in entries:
-            odds = e.data.get("odds")
-            chance = f"  chance {odds * 100:.1f}%" if isinstance(odds, (int, float)) else ""
+            odds = e.data.get("odds")       # a ruling without dice is certain: as on its screen
+            chance = f"  chance {odds * 100:.1f}%" if isinstance(odds, (int, float)) \
+                and e.data.get("dice") else ""
             rules = " ".join(e.data.get("rules", []))
             print(f"#{e.id:<5} {e.at[:19].replace('T', ' ')} UTC  {e.kind:<11} {e.action:<24} "
                   f"{e.headline}{chance}  {rules}".rstrip())
+        if older:
+            print(f"(the last {args.limit}; --limit 0 lists them all)")
     return 0
 
 
@@ -199,7 +210,7 @@ def written_head(text: str) -> tuple[int, str]:
 
 
 def verify(args) -> int:
-    from station.journal.seal import CannotVerify, short
+    from station.journal.seal import HEAD_DIGITS, CannotVerify, short
     key = _key(args, private=False) if args.key else None
     with _open(args) as journal:
         try:
@@ -226,6 +237,12 @@ def verify(args) -> int:
              "(nothing shows whether they were changed)" if verdict.unsealed else ""))
     if verdict.sealed and not verdict.key:
         print(f"  {PLAIN_SEALS}")
+    noted = dict(args.head)
+    for head_id in verdict.heads_matched:       # say it: a match printed nothing before
+        digits = len(noted[head_id])
+        print(f"  noted head #{head_id} matches its seal" + (
+            "" if digits >= HEAD_DIGITS else f" (on {digits} hex digits only: the screen shows "
+            f"{HEAD_DIGITS}, and fewer are easier to forge)"))
     if verdict.head is not None:
         head_id, seal = verdict.head
         print(f"  head #{head_id} {short(seal) or '(no seal)'}")

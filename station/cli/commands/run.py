@@ -48,7 +48,10 @@ def run(args) -> int:
     except ConfigError as error:
         raise UsageError(f"configuration: {error}") from None
     try:
-        return station.run()
+        status = station.run()
+        # the screens are gone: where this run's rolls are, for `station journal ...`
+        print(f"station: the journal is {station.journal.path}", file=sys.stderr)
+        return status
     except JournalError as error:       # the journal could not be written: said, not a traceback
         print(f"station: error: {error}", file=sys.stderr)
         return 1
