@@ -346,7 +346,7 @@ class Session:
         if message:
             prompt = message
         elif tape and measured is None:
-            prompt = f"MEASURE the distance ({tape.name}), then press ROLL"
+            prompt = f"MEASURE first ({tape.name} comes from the laser tape), then press ROLL"
         elif tape and measured:
             prompt = (f"ROLL with {tape.name}={measured.inches:g} in (measured, "
                       f"#{measured.entry_id}), or MEASURE again")

@@ -31,7 +31,7 @@ def outcomes(session):
 def test_roll_waits_for_a_measurement_then_the_ruling_takes_it(tmp_path):
     # 254 mm = 10 in, beyond RNG 8: WM-RNG-1 decides without dice
     session, tray, shown = make(tmp_path, [SPEAR_AT], laser=Laser([254.0, 152.4]))
-    assert "MEASURE the distance (distance)" in shown[-1].prompt
+    assert "MEASURE first (distance comes from the laser tape)" in shown[-1].prompt
     session.handle(Intent.ROLL)
     assert shown[-1].level == "warn" and "MEASURE first" in shown[-1].prompt
     assert outcomes(session) == []
