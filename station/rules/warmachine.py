@@ -277,7 +277,7 @@ def deviation(rec: Record, from_in: float, die: str) -> Outcome:
                        deviation_direction=direction, deviation_rolled_in=rolled,
                        deviation_in=capped,
                        offset_in=list(geo.deviation_offset(direction, capped)),
-                       headline=f"DEVIATE {direction} × {capped:g}\"")
+                       headline=f"DEVIATE {capped:g}\" DIR {direction}")
 
 
 @action("wm.aoe", "AOE attack: direct hit, or deviation (and out-of-range deviation)",
@@ -345,7 +345,7 @@ def aoe(rec: Record, rat: int, defence: int, power: int, aoe: str, rng: float,
                        because=("WM-AOE-2", reason),
                        deviation_rolled_in=rolled, deviation_in=capped,
                        deviation_offset_in=list(geo.deviation_offset(direction, capped)),
-                       headline=f"DEVIATED {direction} × {capped:g}\"", **common)
+                       headline=f"DEVIATED {capped:g}\" DIR {direction}", **common)
 
 
 # --- throws (WM-THR-1..5) ---------------------------------------------------------------------
@@ -441,7 +441,7 @@ def throw(rec: Record, strength: int, target_str: int, two_hands: bool, base: st
                                     f"{direction}",
                        deviation_direction=direction, deviation_rolled_in=rolled,
                        deviation_in=capped, landing_offset_in=list(landing),
-                       headline=f"THROWN {throw_in:g}\", deviates {direction} × {capped:g}\"",
+                       headline=f"THROWN {throw_in:g}\", deviates {capped:g}\" dir {direction}",
                        **fields)
 
 

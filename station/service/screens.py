@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from station.display.screen import Screen, TrayView
@@ -14,6 +15,11 @@ def outcome_words(data: dict[str, Any]) -> str:
     """The big words of an outcome (its JSON): the headline without its rule, in capitals."""
     words = str(data.get("headline") or data["outcome"]).split(" — ")[0]
     return words.replace("_", " ").upper()
+
+
+# a step that gives a bearing ("direction 5 (240° from the line of attack), 3\"") says where
+# something lands, as much as a sum says whether it hit (a deviation was left off the screen)
+MEASURED = re.compile(r"\d°")
 
 
 def deciding_steps(steps: list[dict[str, Any]], headline: str = "",
@@ -32,7 +38,8 @@ def deciding_steps(steps: list[dict[str, Any]], headline: str = "",
     rule, _, reason = headline.partition(" — ")[2].partition(" ")
     decided = [i for i, step in enumerate(steps)
                if rule and step["rule"] == rule and reason in step["text"]][-1:]
-    computed = [i for i, step in enumerate(steps) if any(c in step["text"] for c in "=<>→≥≤")]
+    computed = [i for i, step in enumerate(steps)
+                if any(c in step["text"] for c in "=<>→≥≤") or MEASURED.search(step["text"])]
     order = [*computed, *(i for i in range(len(steps)) if i not in computed)]
     chosen = sorted(decided + [i for i in order if i not in decided][:room - len(decided)])
     return [steps[i]["text"] for i in chosen], chosen.index(decided[0]) if decided else None

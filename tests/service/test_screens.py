@@ -60,3 +60,13 @@ def test_the_initiative_order_shows_who_strikes_not_the_empty_steps():
     lines = details(run("t9a.initiative", "attacks=Knights:4:charged,Goblins:2,Ogres:3:grind",
                         dice=""))
     assert [line.split(":")[0] for line in lines] == ["Agility 5", "Agility 2", "Agility 0"]
+
+
+def test_a_deviation_shows_where_it_lands():
+    # a missed AOE deviating 3" (not capped): the direction step was left off for the prose
+    # "a miss: the AOE deviates from the centre of the intended target"
+    deviated = run("wm.aoe", "rat=5", "def=14", "pow=12", "aoe=3", "rng=10", "distance=8",
+                   dice="2 2 5 3")
+    lines = details(deviated)
+    assert any("direction 5 (240° from the line of attack), 3\"" in line for line in lines)
+    assert any("9 < DEF 14: miss" in line for line in lines)
