@@ -95,7 +95,7 @@ def judge(dice: list[Any], kind: DieKind, count: int) -> Verdict:
                              f"for: take {extra} out and roll again", marks)
     if len(wanted) < count:
         return Verdict(None, f"the tray shows {_dice_words(kind, len(wanted))}, {count} asked "
-                             f"for: roll all {words}", marks)
+                             f"for: roll {'all ' if count > 1 else ''}{words}", marks)
     ordered = sorted(wanted, key=lambda d: (round(d.center[1] / 40), d.center[0]))  # reading order
     faces = [Face(kind, d.value, d.bearing_deg if kind == "scatter" else None) for d in ordered]
     return Verdict(faces, "", marks, others)

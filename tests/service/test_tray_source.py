@@ -97,6 +97,10 @@ def test_judge_says_what_is_wrong(dice, words):
     assert verdict.problem.startswith(words)
 
 
+def test_one_die_asked_for_is_not_all_of_them():
+    assert judge([], "d6", 1).problem == "the tray shows 0 d6, 1 asked for: roll 1 d6"
+
+
 def test_scatter_bearing_is_kept():
     verdict = judge([die("arrow", kind="scatter", bearing=123.4)], "scatter", 1)
     assert verdict.faces == [Face("scatter", "arrow", 123.4)]
