@@ -140,7 +140,8 @@ class Screen:
 
     def text_lines(self) -> list[str]:
         """Everything on the screen as plain text (terminal, logs, tests)."""
-        lines = [f"{self.action}  [{self.command}]  {self.position[0]}/{self.position[1]}  {self.state_label}"]
+        command = f"  [{self.command}]" if self.command else ""    # a journal record has none
+        lines = [f"{self.action}{command}  {self.position[0]}/{self.position[1]}  {self.state_label}"]
         if self.headline:
             lines.append(self.headline)
         lines.extend(self.details)

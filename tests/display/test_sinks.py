@@ -1,5 +1,6 @@
 """Display sinks: PNG files, the terminal, luma's dummy device, pygame's dummy video driver."""
 
+import dataclasses
 import io
 
 import numpy as np
@@ -106,3 +107,10 @@ def test_live_frames_go_only_to_screens_that_keep_up(tmp_path, screens):
     display = Display([png, TerminalSink(shown, fancy=True)])
     display.show_live(screens["resolved"])
     assert png.count == 0 and "▀" in shown.getvalue()
+
+
+def test_a_screen_without_a_command_shows_no_empty_brackets(screens):
+    """A journal record (`journal show` of a break) has no ruling: "The journal  []" before."""
+    record = dataclasses.replace(screens["resolved"], action="The journal", command="")
+    assert record.text_lines()[0].startswith("The journal  2/5")
+    assert screens["resolved"].text_lines()[0].startswith("Impaler spear  [wm.ranged rat=5 def=13]")
