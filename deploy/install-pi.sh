@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the station as a service on a Raspberry Pi (Raspberry Pi OS Bookworm or Trixie).
-#   sudo deploy/install-pi.sh            from a clone of the repository, on the Pi
+#   sudo deploy/install-pi.sh                 from a clone of the repository, on the Pi
+#   sudo deploy/install-pi.sh --journal-key   ... and a key for the journal's seals
 # What it does (docs/service.md explains each step):
 #   1. apt: picamera2 (libcamera's Python bindings are not on PyPI), OpenCV, numpy, lgpio,
 #      pygame, spidev (SPI screens), DejaVu Sans (screens in Cyrillic), and the tools for the serial port and the Bluetooth
@@ -9,12 +10,22 @@
 #      picamera2, and pip held to apt's numpy (and apt's OpenCV when it is new enough),
 #      because picamera2 and simplejpeg are built against apt's numpy;
 #   3. a `station` user in the groups that own the camera, GPIO, serial, I2C and SPI;
-#   4. /etc/station/station.toml from station.example.toml (kept if it exists);
+#   4. with --journal-key, /etc/station/journal.key: a random secret only the station's user and
+#      root can read (an existing key is kept), for seals nobody without it can make again;
+#      /etc/station/station.toml from station.example.toml (kept if it exists), naming the key;
 #   5. the systemd unit, enabled and started.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv=/opt/station/venv
+journal_key=""
+for arg in "$@"; do
+  case "$arg" in
+    --journal-key) journal_key=/etc/station/journal.key ;;
+    *) echo "unknown option $arg (the one option is --journal-key)" >&2; exit 2 ;;
+  esac
+done
 [ "$(id -u)" = 0 ] || { echo "run me with sudo" >&2; exit 2; }
+. "$repo/deploy/install-lib.sh"
 
 apt-get update
 apt-get install -y python3-venv python3-pip python3-picamera2 python3-numpy python3-opencv \
@@ -51,11 +62,15 @@ for group in video render input gpio dialout i2c spi tty; do
 done
 
 install -d /etc/station
-if [ ! -f /etc/station/station.toml ]; then
-  sed -e 's|^path = "~/.local/share/station/journal.sqlite"|path = "/var/lib/station/journal.sqlite"|' \
-    "$repo/station.example.toml" >/etc/station/station.toml
-  echo "wrote /etc/station/station.toml: set the camera, laser, pins and actions there"
+if [ -n "$journal_key" ]; then
+  made_key=""; [ -e "$journal_key" ] || made_key=1
+  make_journal_key "$journal_key" station
+  if [ -n "$made_key" ] && [ -e /var/lib/station/journal.sqlite ]; then
+    echo "  A journal kept without it is in /var/lib/station: if it holds entries, the station asks"
+    echo "  to take it over once with \`station journal start-keying\` (docs/service.md, \"Seals\")."
+  fi
 fi
+write_config "$repo/station.example.toml" /etc/station/station.toml "$journal_key"
 
 install -m 644 "$repo/deploy/station.service" /etc/systemd/system/station.service
 systemctl daemon-reload
