@@ -249,17 +249,37 @@ class Station:
 
     def _play(self, steps: list[str]) -> None:
         """--script: press each button in turn once the session is ready for it; quit after
-        the last step has been shown."""
+        the last step has been shown. A `reroll` step is pressed where RE-ROLL is offered:
+        at a result, or where a ruling asks for its next dice and offers to re-roll the roll
+        before them first (DICE-4). There the simulated players, who would roll those dice,
+        press RE-ROLL instead when it is the script's next step."""
         session = self.session
-        for step in steps:
-            session.ready.wait()
+        pressed, pressed_at = -1, None        # the step pressed last, and the screen then
+
+        def offered() -> bool:                # RE-ROLL before the ruling's next dice
+            screen = session.screen
+            return (screen is not None and screen is not pressed_at
+                    and screen.state == "waiting" and screen.reroll_offered)
+
+        roll = getattr(self.camera, "expect", None)
+        if roll is not None and "reroll" in steps:
+            def expect(kind: str, count: int, purpose: str) -> None:
+                if not (offered() and steps[pressed + 1:pressed + 2] == ["reroll"]):
+                    roll(kind, count, purpose)
+            self.camera.expect = expect
+        for index, step in enumerate(steps):
             name, _, arg = step.partition(":")
+            if name == "reroll":
+                while not (session.ready.is_set() or offered()):
+                    time.sleep(0.005)
+            else:
+                session.ready.wait()
             if name == "wait":
                 time.sleep(float(arg))
                 continue
-            before = session.consumed
+            before, pressed, pressed_at = session.consumed, index, session.screen
             self.controls.press("roll" if name == "hold" else name, hold=name == "hold")
             while session.consumed <= before:
                 time.sleep(0.005)
-            session.ready.wait()
+        session.ready.wait()
         session.intents.put(Intent.QUIT)

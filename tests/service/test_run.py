@@ -301,6 +301,29 @@ def test_long_press_on_roll_types_the_faces_in_with_the_buttons(tmp_path):
     assert reading.data["manual"] and reading.frame is None
 
 
+def test_a_scripted_reroll_takes_the_offer_before_the_deviation_dice(tmp_path):
+    """`--script roll,reroll` on an AOE that misses: the station asks for the deviation and
+    offers to re-roll the attack roll first (DICE-4); the script's RE-ROLL takes the offer, as
+    the button does, instead of coming at the result, too late."""
+    journal_path = tmp_path / "journal.sqlite"
+    bomb = ("[[actions]]\nname = 'Fire bomb'\n"        # DEF 30: only 6+6 hits (WM-RNG-3)
+            "ruling = 'wm.aoe rat=5 def=30 pow=12 aoe=3 rng=10 distance=8'\n")
+    station = Station(config.load(small_config(tmp_path, bomb)),
+                      Options(simulate=True, script=["roll", "reroll"], journal=journal_path,
+                              seed=3, roll_timeout=30))
+    assert station.run() == 0
+    with Journal(journal_path) as journal:
+        [outcome] = list(journal.entries(kind="outcome"))
+        readings = journal.readings_of(outcome.id)
+    assert [s["rule"] for s in outcome.data["steps"]][:4] == ["WM-RNG-1", "WM-RNG-2", "DICE-4",
+                                                              "WM-RNG-2"]
+    assert outcome.data["outcome"] == "deviated" and len(outcome.data["dice"]) == 6
+    # the simulated players rolled no deviation dice before they re-rolled the attack roll
+    assert [r.data["purpose"] for r in readings] == [
+        "2 d6: AOE attack roll", "2 d6: re-roll of the AOE attack",
+        "1 d6: deviation direction", "1 d6: deviation distance (d6)"]
+
+
 def test_the_simulated_tape_is_aimed_as_the_seed_says():
     """--seed repeats the simulated distances too (the docs' pictures are made so)."""
     from station.config import DEFAULTS
