@@ -9,9 +9,11 @@ The compact layout fits small OLED/LCD screens (128x64 up to 320x240): action, t
 result, chance and first rule, the prompt.
 
 Fonts: Pillow's own scalable font, so the picture is the same on every machine (the golden
-images depend on it). It has Latin letters only: a screen with other text (an action named in
-Cyrillic) is drawn whole in DejaVu Sans, which Raspberry Pi OS and Debian have
-(fonts-dejavu-core); without it such letters show as boxes, and the log says what to install.
+images depend on it, and the layout's sizes were fitted to it). It has Latin letters only,
+without ≥ ≤ → × ½ and the like, which it writes >= <= -> x 1/2 (`PLAIN`): a screen with other
+text (an action named in Cyrillic) is drawn whole in DejaVu Sans, which Raspberry Pi OS and
+Debian have (fonts-dejavu-core), and with those signs as they are; without it such letters
+show as boxes, and the log says what to install.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ HEADLINE_SIZES = (112, 92, 76, 64)  # the result's letters at 480 pixels high, l
 TRAY_SHARES = (0.5, 0.4)          # of the full layout's width, for the tray picture
 
 
-# Characters the rules' texts use that the bundled font has no glyph for.
+# Characters the rules' texts use that the bundled font has no glyph for, as it writes them.
 PLAIN = str.maketrans({"≥": ">=", "≤": "<=", "→": "->", "×": "x", "½": "1/2", "—": "-",
                        "−": "-", "✓": "ok"})
 
@@ -77,6 +79,12 @@ def _unicode_font() -> str | None:
         log.warning("a screen has letters Pillow's font lacks (an action's name?): they show "
                     "as boxes; install DejaVu Sans (apt install fonts-dejavu-core)")
     return found
+
+
+def _as_drawn(text: str, f: ImageFont.FreeTypeFont) -> str:
+    """`text` as font `f` can draw it: in the bundled font ≥ and → are >= and -> (`PLAIN`);
+    a Unicode font has them."""
+    return text if getattr(f, "path", None) in UNICODE_FONTS else text.translate(PLAIN)
 
 
 def _needs_wide(screen: Screen) -> bool:
@@ -252,7 +260,7 @@ def _compact_prompt(draw: ImageDraw.ImageDraw, prompt: str, line: int, width: in
     that needs no more (a 128x128 one wrapped them at its 18 px and cut "MEASURE")."""
     smallest = font(8)
     for text in (spaced(prompt), prompt):
-        if draw.textlength(text.translate(PLAIN), font=smallest) <= width:
+        if draw.textlength(_as_drawn(text, smallest), font=smallest) <= width:
             return [text]
     size = next((size for size in range(line, 8, -1)
                  if len(_wrapped(prompt, font(size), width, 99)) <= 2), 8)
@@ -291,8 +299,8 @@ def _fitted(draw: ImageDraw.ImageDraw, text: str, size: int, max_width: float,
             bold: bool) -> Fitted:
     """`text` at the largest size up to `size` that fits `max_width`; at the smallest, 8,
     without words from its middle if it must (a roll's caption ran into the next one's)."""
-    text = text.translate(PLAIN)
     size = max(size, 8)
+    text = _as_drawn(text, font(size))
     stroke = max(1, size // 28) if bold else 0
     while size > 8 and draw.textlength(text, font=font(size)) + 2 * stroke > max_width:
         size -= max(1, size // 10)
@@ -394,7 +402,7 @@ def _wrapped(text: str, f: ImageFont.FreeTypeFont, max_width: float,
     and last words with an ellipsis between them, two from the end for one from the start:
     a rule's step ends with its verdict ("ranged attack roll: dice 2+6, +1 = 9, 9 < DEF 12:
     miss" lost "< DEF 12: miss" when it was cut at the end)."""
-    words = text.translate(PLAIN).split()
+    words = _as_drawn(text, f).split()
     lines = _word_wrap(words, f, max_width)
     if len(lines) <= max_lines:
         return lines

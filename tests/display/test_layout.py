@@ -322,6 +322,24 @@ def test_an_action_named_in_cyrillic_is_drawn_in_letters_not_boxes():
         assert not np.array_equal(*titles), draw.__name__
 
 
+def test_signs_are_spelled_in_ascii_only_where_the_font_lacks_them(monkeypatch, screens):
+    """Pillow's font has no ≥ or →, so a screen drawn in it writes >= and ->; a screen drawn
+    in DejaVu Sans (an action named in Cyrillic) has them, and drew >= and -> all the same."""
+    import pytest
+    from station.display.render import _unicode_font
+    if _unicode_font() is None:
+        pytest.skip("no DejaVu Sans on this machine (apt install fonts-dejavu-core)")
+    details = ["DEF 13: cover +4 → 17", "ranged attack roll: dice 6+6, +5 = 17, 17 ≥ DEF 17: hit"]
+    latin = dataclasses.replace(screens["resolved"], headline="HIT ≥ DEF", details=details)
+    cyrillic = dataclasses.replace(latin, action="Импалер")
+    for size in [(800, 480), (320, 240)]:
+        for screen, signs in ((latin, ("->", ">=")), (cyrillic, ("→", "≥"))):
+            drawn = (" ".join(text for text, _ in drawn_text(monkeypatch, screen, size))
+                     if size == (800, 480) else compact_text(monkeypatch, screen, size))
+            assert "HIT " + signs[1] in drawn and "cover +4 " + signs[0] in drawn, (size, drawn)
+            assert "17 " + signs[1] + " DEF 17: hit" in drawn, (size, drawn)
+
+
 def test_a_small_screen_with_room_shows_the_journal_id_and_seal(monkeypatch, screens):
     """What players note to check the journal by (`journal verify --head`): on LCDs of 120 px
     and more, with the details still whole (else the details come first: at 128x128 they need
