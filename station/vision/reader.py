@@ -83,7 +83,7 @@ from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, 
                                        default_lean, default_outward, normalise, outward_crops)
 from station.vision.colour import colour_name
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
-                                  outward_angle, pyramid_level)
+                                  outward_angle, pyramid_level, softness, unsharp)
 from station.vision.special_dice import TOP_FACE as SPECIAL_TOP_FACE, measure_top_face
 from station.vision.special_dice import (SpecialReading, bearing_gap, find_top_face,
                                          read_segmented, special_face_probability,
@@ -1574,16 +1574,10 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
 
 
 def _softness(source: CropSource) -> float:
-    """How much of the frame's finest detail (the variance of the grey working frame's
-    Laplacian) is left after a blur of one pixel: a sharp frame loses most of it whatever it
-    shows (the real photos 0.07-0.11), a frame out of focus by a pixel or more keeps a third
-    or more. Noise makes a frame look sharper."""
+    """`crops.softness` of the grey working frame (the real photos 0.07-0.11; a frame out of
+    focus by a pixel or more 0.3 and more)."""
     k = pyramid_level(max(source.image.shape[:2]), WORK_SIDE)   # `TrayEdges`'s frame
-    grey = cv2.cvtColor(source.level(k), cv2.COLOR_BGR2GRAY)
-    fine = float(cv2.meanStdDev(cv2.Laplacian(grey, cv2.CV_16S))[1][0, 0]) ** 2
-    blurred = cv2.GaussianBlur(grey.astype(np.float32), (5, 5), 1.0)
-    kept = float(cv2.meanStdDev(cv2.Laplacian(blurred, cv2.CV_32F))[1][0, 0]) ** 2
-    return kept / fine if fine > 0.0 else 0.0
+    return softness(cv2.cvtColor(source.level(k), cv2.COLOR_BGR2GRAY))
 
 
 def _sharpened_if_soft(source: CropSource) -> CropSource:
@@ -1596,8 +1590,7 @@ def _sharpened_if_soft(source: CropSource) -> CropSource:
         return source
     amount, sigma = SHARPEN
     k = pyramid_level(max(source.image.shape[:2]), WORK_SIDE)
-    blurred = cv2.GaussianBlur(source.image, (0, 0), sigma / source.scale(k)[0])
-    return CropSource(cv2.addWeighted(source.image, 1.0 + amount, blurred, -amount, 0))
+    return CropSource(unsharp(source.image, amount, sigma / source.scale(k)[0]))
 
 
 def _special_beside_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
