@@ -62,7 +62,7 @@ import numpy as np
 
 from station.vision.classifier import LeanCheck, normalise
 from station.vision.networks import Network
-from station.vision.crops import CropSource, outward_angle
+from station.vision.crops import CropSource, outward_angle, softness, unsharp
 
 # other: pips, or no die at all; cocked: a die leaning on another or the wall (any face)
 CLASSES = ("other", "arrow", "hit", 2, 4, 6, 8, 10, "misfire", "cocked")
@@ -97,6 +97,17 @@ SURE_HIT = (0.8, 40)        # `read_segmented`: a HIT face on a die whose outlin
                             # of 58-141 px, while every right HIT read under 0.8 was on a die
                             # under 30 px, whose word is a few pixels high (docs/history/special-dice.md,
                             # session 12)
+SOFT_CROP = 0.29            # a face network crop this soft (`crops.softness`) whose likeliest
+SHARPEN_CROP = (1.0, 1.2)   # face is a special one under MIN_PROBABILITY is read again through
+                            # this unsharp mask (amount, sigma in crop pixels), and that
+                            # reading taken when it names a special face MIN_PROBABILITY sure:
+                            # blurred numerals (a camera out of focus; on a large frame the
+                            # reader's own `SOFT_FRAME` does not see it at its working size).
+                            # Not a doubted arrow (`ARROW_DOUBT` reads it): sharpened, a
+                            # blurred MISFIRE word's bar looks like an arrow's shaft. On
+                            # 1,200 development trays (half of them blurred more than the
+                            # benchmark's) the face network read 20 more faces, none wrong
+                            # (sixty-eighth session, docs/history/special-dice.md)
 TOLERANCE_STEPS = (1.0, 1.5, 2.2)   # colour tolerances tried when growing the top face
 MIN_CONTRAST = 25           # grey levels between the face and its print
 ARROW_LEVELS = (None, 0.6, 0.75, 0.9)   # ink levels tried in turn for an arrow face's arrow
@@ -178,8 +189,33 @@ def read_special(image: np.ndarray, x: float, y: float, side: float
     """
     if side < 2 or not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
         return None
-    return _reading(image, x, y, side, _model().predict(face_crop(image, x, y, side)),
+    return _reading(image, x, y, side, _face_probabilities(image, [(x, y, side)])[0],
                     COCKED_PROBABILITY)
+
+
+def _face_probabilities(image: np.ndarray, places: list[tuple[float, float, float]]
+                        ) -> np.ndarray:
+    """The face network's probabilities at each of `places` (x, y, side), one row each; a
+    blurred crop that leaves a special face in doubt read again sharpened (`SOFT_CROP`)."""
+    crops = [face_crop(image, *place) for place in places]
+    probs = _model().predict_many(crops)
+    for row, crop in zip(probs, crops):
+        label, confidence = _likeliest_flat_face(row)
+        if label not in ("other", "arrow", "cocked") and confidence < MIN_PROBABILITY and \
+                softness(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)) >= SOFT_CROP:
+            sharpened = _model().predict(unsharp(crop, *SHARPEN_CROP))
+            label, confidence = _likeliest_flat_face(sharpened)
+            if label not in ("other", "cocked") and confidence >= MIN_PROBABILITY:
+                row[:] = sharpened
+    return probs
+
+
+def _likeliest_flat_face(probs: np.ndarray) -> tuple[object, float]:
+    """The likeliest face given the die lies flat, and P(face | flat); ("cocked", P) from
+    COCKED_PROBABILITY."""
+    if probs[COCKED] >= COCKED_PROBABILITY:
+        return "cocked", float(probs[COCKED])
+    return _likeliest_face(probs[:COCKED] / max(1.0 - float(probs[COCKED]), 1e-6))
 
 
 def _reading(image: np.ndarray, x: float, y: float, side: float, probs: np.ndarray,
@@ -302,7 +338,7 @@ def read_segmented(image: np.ndarray, x: float, y: float, outline_side: float
         return None
     face = centre_on_face(image, x, y, outline_side)
     places = [(x, y, outline_side), face] + top_face_places(image, x, y, outline_side)
-    probs = _model().predict_many([face_crop(image, *place) for place in places])
+    probs = _face_probabilities(image, places)
     outline_cocked = OUTLINE_COCKED_PROBABILITY
     if probs[0][COCKED] >= outline_cocked and _square_top_face(image, x, y, [outline_side]):
         outline_cocked = math.inf    # its outline's crop holds side faces and shadow; read it

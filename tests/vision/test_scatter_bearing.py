@@ -142,7 +142,9 @@ def read_with_networks_saying(monkeypatch, faces, mass, side):
         probs[special_dice.CLASSES.index(face)] = p
 
     def net(p):
-        return lambda: type("Net", (), {"predict": lambda self, crop: p})()
+        return lambda: type("Net", (), {
+            "predict": lambda self, crop: p,
+            "predict_many": lambda self, crops: np.stack([p] * len(crops))})()
     monkeypatch.setattr(special_dice, "_model", net(probs))
     monkeypatch.setattr(special_dice, "_bearing_model", net(bearing_probabilities(40.0, mass)))
     monkeypatch.setattr(special_dice, "_leaning", lambda image, places: 0.0)
