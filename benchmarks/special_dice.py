@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/special_dice.py [--trays 500] [--seed 1] [--end-to-end]
         [--expect-special] [--faces OTHER.onnx] [--cocked-probability P]
         [--outline-cocked-probability P] [--min-probability P] [--lean-cutoff P]
-        [--other-arrows SHARE] [--touching P]
+        [--other-arrows SHARE] [--touching P] [--blur LOW HIGH]
 
 Each tray (640x480 to 4K, random tray, lighting, camera tilt and yaw, blur, noise, JPEG)
 holds a few d6 and 1-3 special dice. By default every die is cut where the renderer put it
@@ -48,6 +48,9 @@ trays than the default's, which has none.
 `touching`, 0.15 on the default's trays): with 1, special dice lie against each other and
 against pip dice as a scatter and an artillery die rolled together often do. Every print
 also counts the flat special dice that touch another die, and how many are read right.
+--blur LOW HIGH draws each tray's camera blur (the Gaussian sigma at 1280 px wide, scaled
+with the frame) from LOW to HIGH instead of the renderer's 0.2-1.1: a camera out of focus
+(other trays than the default's).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ from collections import Counter, defaultdict
 import cv2
 import numpy as np
 
-from station.fakes.tray import random_tray
+from station.fakes.tray import random_finish, random_tray
 from station.vision.calibration import CalibrationError, calibrate_image
 from station.vision.evaluation import size_band, size_bands
 from station.vision.reader import read_tray
@@ -134,7 +137,8 @@ def missed(t, got) -> bool:
 
 def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
         whole_reader: bool = False, cocked: float = 0.0, expect_special: bool = False,
-        other_arrows: float = 0.0, touching: float | None = None) -> dict:
+        other_arrows: float = 0.0, touching: float | None = None,
+        blur: tuple[float, float] | None = None) -> dict:
     rng = np.random.default_rng(seed)
     stats = defaultdict(list)
     counts = Counter()
@@ -142,11 +146,14 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
     font_ok = Counter()
     start = time.perf_counter()
     for index in range(trays):
+        options = {} if touching is None else {"touching": touching}
+        if blur is not None:
+            options["finish"] = random_finish(rng)
+            options["finish"].blur = float(rng.uniform(*blur))
         shot = random_tray(rng, dice=(0, 6), special={"scatter": (1, 2), "artillery": (1, 2)},
                            markers=calibrated, yaw_deg=float(rng.uniform(-180, 180))
                            if calibrated else None, cocked=cocked, arrow_shapes=other_arrows,
-                           small_arrow_shapes=other_arrows,
-                           **({} if touching is None else {"touching": touching}))
+                           small_arrow_shapes=other_arrows, **options)
         profile = None
         if calibrated:
             try:
@@ -301,6 +308,9 @@ def main() -> int:
     parser.add_argument("--touching", type=float, metavar="P",
                         help="chance each die lies against one already placed (default: the "
                         "renderer's, 0.15)")
+    parser.add_argument("--blur", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                        help="each tray's camera blur (Gaussian sigma at 1280 px wide) "
+                        "drawn from LOW to HIGH (default: the renderer's, 0.2-1.1)")
     parser.add_argument("--faces", help="another face network (ONNX) instead of the "
                         "committed one, to compare a trial network")
     parser.add_argument("--cocked-probability", type=float,
@@ -335,6 +345,8 @@ def main() -> int:
         mode += f", other makers' arrows {args.other_arrows:g}"
     if args.touching is not None:
         mode += f", touching {args.touching:g}"
+    if args.blur:
+        mode += f", blur {args.blur[0]:g}-{args.blur[1]:g}"
     runs = {"uncalibrated": (args.trays, args.seed, False, 0.0),
             "calibrated": (args.trays, args.seed + 1, True, 0.0),
             "cocked": (max(1, args.trays // 5), args.seed + 2, False, 0.3)}
@@ -342,7 +354,7 @@ def main() -> int:
         if args.only in (None, name):
             report(f"{name}, {mode}", run(trays, seed, calibrated, args.verbose,
                                           args.end_to_end, cocked, args.expect_special,
-                                          args.other_arrows, args.touching))
+                                          args.other_arrows, args.touching, args.blur))
     return 0
 
 

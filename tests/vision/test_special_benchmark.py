@@ -53,6 +53,24 @@ def test_other_arrows_reads_other_trays(monkeypatch, capsys, fresh_network):
     assert plain.splitlines()[1:] != other.splitlines()[1:]
 
 
+
+def test_blur_draws_every_tray_that_out_of_focus(monkeypatch, capsys, fresh_network):
+    """--blur LOW HIGH: each tray's camera blur drawn from that range (a camera out of focus),
+    named in the report."""
+    from station.fakes import tray
+
+    blurs = []
+
+    def recording(rng, **options):
+        blurs.append(options["finish"].blur)
+        return random_tray(rng, **options)
+
+    random_tray = tray.random_tray
+    monkeypatch.setattr(tray, "random_tray", recording)
+    assert run_benchmark(monkeypatch, "--blur", "1.5", "1.8") == 0
+    assert capsys.readouterr().out.startswith("== cocked, per die, blur 1.5-1.8:")
+    assert len(blurs) == 1 and all(1.5 <= b <= 1.8 for b in blurs), blurs
+
 @pytest.fixture
 def committed_cut_offs(monkeypatch):
     monkeypatch.setattr(special_dice, "COCKED_PROBABILITY", special_dice.COCKED_PROBABILITY)
