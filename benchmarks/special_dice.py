@@ -154,6 +154,11 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
                            markers=calibrated, yaw_deg=float(rng.uniform(-180, 180))
                            if calibrated else None, cocked=cocked, arrow_shapes=other_arrows,
                            small_arrow_shapes=other_arrows, **options)
+        side = float(np.median([side_px(t) for t in shot.truth]))
+        h, w = shot.image.shape[:2]
+        # drawn before calibrating: the trays after a tray whose markers are not found are
+        # the same whether or not they are found
+        places = [(rng.uniform(side, w - side), rng.uniform(side, h - side)) for _ in range(3)]
         profile = None
         if calibrated:
             try:
@@ -161,11 +166,8 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
             except CalibrationError:
                 counts["trays whose markers were not found"] += 1
                 continue
-        side = float(np.median([side_px(t) for t in shot.truth]))
-        h, w = shot.image.shape[:2]
         spots = []   # places with no die: floor and walls (read_tray skips marker tiles)
-        for _ in range(3):
-            cx, cy = rng.uniform(side, w - side), rng.uniform(side, h - side)
+        for cx, cy in places:
             if not any(t.box[0] - side / 2 < cx < t.box[2] + side / 2
                        and t.box[1] - side / 2 < cy < t.box[3] + side / 2 for t in shot.truth):
                 if profile is not None and profile.on_marker(cx, cy):

@@ -71,6 +71,38 @@ def test_blur_draws_every_tray_that_out_of_focus(monkeypatch, capsys, fresh_netw
     assert capsys.readouterr().out.startswith("== cocked, per die, blur 1.5-1.8:")
     assert len(blurs) == 1 and all(1.5 <= b <= 1.8 for b in blurs), blurs
 
+
+def test_a_tray_whose_markers_are_not_found_leaves_the_next_trays_as_they_are(monkeypatch):
+    """The calibrated set's trays do not hang on the calibration: a tray skipped because its
+    markers were not found draws what a calibrated one does (its places with no die)."""
+    from station.fakes import tray
+    from station.vision import calibration
+
+    real_tray, real_calibrate = tray.random_tray, calibration.calibrate_image
+
+    def drawn(skip_first):
+        shots = []
+
+        def recording(rng, **options):
+            shots.append(real_tray(rng, **options))
+            return shots[-1]
+
+        def calibrate(image):
+            if skip_first and len(shots) == 1:
+                raise calibration.CalibrationError("markers not found")
+            return real_calibrate(image)
+
+        monkeypatch.setattr(tray, "random_tray", recording)
+        monkeypatch.setattr(calibration, "calibrate_image", calibrate)
+        result = runpy.run_path(str(BENCHMARK))["run"](2, 5, True)
+        return [shot.image for shot in shots], result["counts"]
+
+    as_found, _ = drawn(False)
+    one_skipped, counts = drawn(True)
+    assert counts["trays whose markers were not found"] == 1
+    assert np.array_equal(as_found[1], one_skipped[1])
+
+
 @pytest.fixture
 def committed_cut_offs(monkeypatch):
     monkeypatch.setattr(special_dice, "COCKED_PROBABILITY", special_dice.COCKED_PROBABILITY)
