@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
 # OpenCV hue (0..180) upper bounds for the saturated colours, in order round the wheel.
 HUES = [(8, "red"), (21, "orange"), (34, "yellow"), (85, "green"), (130, "blue"),
         (165, "purple"), (180, "red")]
+DARK = 55           # HSV value under which a body is black (but see DARK_HUE)
+WARM_GREY = 16      # a reddish body (CIE Lab 0 < b <= a) less colourful than this Lab chroma
+                    # is a grey of its brightness: a smoke die, its median tinted by red pips
+                    # (a brown die's tint is yellower, b > a; sixty-ninth session,
+                    # docs/history/vision.md)
+DARK_HUE = (10, 25)  # a dark body at least this Lab chroma and this Lab L (0..255), and bluish
+                     # (b < 0), is named by its hue: dark purple and navy dice; 0: none
 
 
 def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
@@ -27,7 +36,8 @@ def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
         return "grey"
     bgr = _median(patch).astype(np.uint8).reshape(1, 1, 3)
     hue, sat, val = (int(v) for v in cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[0, 0])
-    return name_of(hue, sat, val)
+    light, a, b = (int(v) for v in cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)[0, 0])
+    return name_of(hue, sat, val, (light, a - 128, b - 128))
 
 
 def _median(pixels: np.ndarray) -> np.ndarray:
@@ -40,11 +50,18 @@ def _median(pixels: np.ndarray) -> np.ndarray:
     return (low + high.astype(np.float64)) / 2
 
 
-def name_of(hue: int, sat: int, val: int) -> str:
-    """Colour name from OpenCV HSV (hue 0..180, saturation and value 0..255)."""
-    if val < 55:
-        return "black"
-    if sat < 60:
+def name_of(hue: int, sat: int, val: int, lab: tuple[int, int, int] | None = None) -> str:
+    """Colour name from OpenCV HSV (hue 0..180, saturation and value 0..255) and, when
+    given, the same colour's CIE Lab (OpenCV's 8-bit L 0..255; a and b less 128, 0 grey):
+    HSV saturation overstates the colour of dark and dim bodies, Lab chroma does not."""
+    light, a, b = lab if lab is not None else (0, 0, 0)
+    chroma = math.hypot(a, b)
+    if val < DARK:
+        least_chroma, least_light = DARK_HUE
+        if not (lab is not None and least_chroma and chroma >= least_chroma
+                and light >= least_light and b < 0):
+            return "black"
+    elif sat < 60 or (lab is not None and 0 < b <= a and chroma < WARM_GREY):
         return "white" if val > 165 else ("grey" if val > 90 else "black")
     for bound, name in HUES:
         if hue < bound:

@@ -38,3 +38,25 @@ def die(body_bgr, pip_bgr, pips: int = 5) -> np.ndarray:
 def test_a_die_is_named_by_its_body_not_its_pips(body, pips, name):
     """Five pips cover less than half of the central square the colour is read from."""
     assert colour_name(die(body, pips), 50, 50, 60) == name
+
+
+@pytest.mark.parametrize("body, pips, name", [
+    # a smoke die: its central square's median tinted by red pips (as real ones measure)
+    ((60, 62, 82), (45, 40, 185), "black"),
+    # a brown smoke die's tint is yellower than red pips give: it stays brown
+    ((50, 62, 80), (45, 40, 185), "brown"),
+    ((40, 30, 120), (255, 255, 255), "red"),       # a burgundy die is still red
+])
+def test_a_dim_body_tinted_red_is_a_grey_not_red(body, pips, name):
+    """HSV saturation overstates a dim body's colour; CIE Lab chroma does not (WARM_GREY)."""
+    assert colour_name(die(body, pips), 50, 50, 60) == name
+
+
+@pytest.mark.parametrize("body, name", [
+    ((42, 24, 40), "purple"),      # a dark purple die, as the real photos show them
+    ((52, 30, 28), "blue"),        # a navy die
+    ((30, 30, 32), "black"),       # black plastic is nearly neutral
+    ((12, 14, 26), "black"),       # too dark to tell a hue from
+])
+def test_a_dark_die_is_black_unless_plainly_purple_or_blue(body, name):
+    assert colour_name(die(body, (235, 235, 235)), 50, 50, 60) == name
