@@ -5,10 +5,11 @@
 Issue #3 asks for each die's colour as a plain name, the players' way to split a roll ("the
 red ones"). Each die the reader finds is matched to a labelled die as `vision_bench.py`
 matches them (station/vision/evaluation.match), and its `colour` compared:
-- the held-out real photos (every 5th photo by name): their dice's colours were labelled by
-  eye (`real_colours.json`), one or more names a player would use for each die (a gold die
-  may be called brown, yellow or orange; a black die with blue swirls black or blue). A die
-  counts right when its name is one of those;
+- the real photos: their dice's colours were labelled by eye (`real_colours.json`), one or
+  more names a player would use for each die (a gold die may be called brown, yellow or
+  orange; a black die with blue swirls black or blue). A die counts right when its name is
+  one of those. Printed for the held-out photos (every 5th photo by name), which judge, and
+  for the training photos, on which the naming rules were chosen;
 - N rendered trays of 1-40 plain dice (seed S) and N with half the dice of unusual materials
   (seed S + 1: translucent, marbled, metallic, low-contrast pips;
   `station.fakes.tray_faces.unusual_style`), against the renderer's colour word.
@@ -57,18 +58,18 @@ def report(title: str, right: Counter, confused: Counter) -> None:
             f"{a} -> {b} {n}" for (a, b), n in confused.most_common(8)))
 
 
-def real_photos(data: Path) -> None:
+def real_photos(data: Path, part: str) -> None:
     boxes = json.loads((data / "labels.json").read_text())
     colours = json.loads(LABELS.read_text())["dice"]
     right, confused = Counter(), Counter()
     for index, name in enumerate(sorted(boxes)):
-        if not held_out(index):
+        if held_out(index) != (part == "held-out"):
             continue
         image = cv2.imread(str(data / "images" / name))
         truths = [(die["box"], tuple(colours[name][str(j)])) for j, die in enumerate(boxes[name])
                   if str(j) in colours.get(name, {})]
         named(read_tray(image), truths, right, confused)
-    report(f"real photos, held-out ({data.name}; colours labelled by eye, {LABELS.name})",
+    report(f"real photos, {part} ({data.name}; colours labelled by eye, {LABELS.name})",
            right, confused)
 
 
@@ -92,7 +93,8 @@ def main() -> None:
         parser.error(f"{args.data} holds no labels.json: give --data the folder of labelled "
                      "photos (labels.json and images/, as ../shared/data/real-dice/byler-train)")
     cv2.setNumThreads(1)
-    real_photos(args.data)
+    for part in ("held-out", "train"):
+        real_photos(args.data, part)
     if args.trays:
         rendered(args.trays, args.seed, 0.0)
         rendered(args.trays, args.seed + 1, 0.5)

@@ -39,15 +39,18 @@ def test_a_die_counts_right_only_with_a_name_its_label_accepts(bench):
 
 @pytest.mark.skipif(not (DEFAULT_DATA / "labels.json").exists(),
                     reason="needs the real photos' labels (../shared/data/real-dice)")
-def test_every_held_out_die_has_a_colour_label_in_the_readers_words(bench):
+def test_the_colour_labels_name_labelled_dice_in_the_readers_words(bench):
     boxes = json.loads((DEFAULT_DATA / "labels.json").read_text())
     colours = json.loads(bench.LABELS.read_text())["dice"]
-    held = [name for i, name in enumerate(sorted(boxes)) if held_out(i)]
-    assert sorted(colours) == sorted(held)
-    for name in held:
-        assert sorted(colours[name], key=int) == [str(j) for j in range(len(boxes[name]))], name
-        for names in colours[name].values():
+    assert set(colours) <= set(boxes)
+    for name, dice in colours.items():
+        assert {int(j) for j in dice} <= set(range(len(boxes[name]))), name
+        for names in dice.values():
             assert names and set(names) <= READER_NAMES, (name, names)
+    # every held-out die is labelled; of the others, all but the two the reader misses
+    held = [name for i, name in enumerate(sorted(boxes)) if held_out(i)]
+    assert all(len(colours[name]) == len(boxes[name]) for name in held)
+    assert sum(map(len, colours.values())) >= sum(map(len, boxes.values())) - 2
 
 
 def test_rendered_plain_dice_are_mostly_named_right(bench):
