@@ -16,7 +16,7 @@ WARM_GREY = 16      # a reddish body (CIE Lab 0 < b <= a) less colourful than th
                     # (a brown die's tint is yellower, b > a; sixty-ninth session,
                     # docs/history/vision.md)
 DARK_HUE = (10, 25)  # a dark body at least this Lab chroma and this Lab L (0..255), and bluish
-                     # (b < 0), is named by its hue: dark purple and navy dice; 0: none
+                     # (b < 0), is named by its hue: dark purple and navy dice
 
 
 def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
@@ -50,18 +50,17 @@ def _median(pixels: np.ndarray) -> np.ndarray:
     return (low + high.astype(np.float64)) / 2
 
 
-def name_of(hue: int, sat: int, val: int, lab: tuple[int, int, int] | None = None) -> str:
-    """Colour name from OpenCV HSV (hue 0..180, saturation and value 0..255) and, when
-    given, the same colour's CIE Lab (OpenCV's 8-bit L 0..255; a and b less 128, 0 grey):
-    HSV saturation overstates the colour of dark and dim bodies, Lab chroma does not."""
-    light, a, b = lab if lab is not None else (0, 0, 0)
+def name_of(hue: int, sat: int, val: int, lab: tuple[int, int, int]) -> str:
+    """Colour name from OpenCV HSV (hue 0..180, saturation and value 0..255) and the same
+    colour's CIE Lab (OpenCV's 8-bit L 0..255; a and b less 128, 0 for a grey): HSV
+    saturation overstates the colour of dark and dim bodies, Lab chroma does not."""
+    light, a, b = lab
     chroma = math.hypot(a, b)
     if val < DARK:
         least_chroma, least_light = DARK_HUE
-        if not (lab is not None and least_chroma and chroma >= least_chroma
-                and light >= least_light and b < 0):
+        if not (chroma >= least_chroma and light >= least_light and b < 0):
             return "black"
-    elif sat < 60 or (lab is not None and 0 < b <= a and chroma < WARM_GREY):
+    elif sat < 60 or (0 < b <= a and chroma < WARM_GREY):
         return "white" if val > 165 else ("grey" if val > 90 else "black")
     for bound, name in HUES:
         if hue < bound:
