@@ -13,7 +13,9 @@ matches them (station/vision/evaluation.match), and its `colour` compared:
 - N rendered trays of 1-40 plain dice (seed S) and N with half the dice of unusual materials
   (seed S + 1: translucent, marbled, metallic, low-contrast pips;
   `station.fakes.tray_faces.unusual_style`), against the renderer's colour word.
-Prints the share named right and the commonest confusions (label -> name given).
+Prints the share named right and the commonest confusions (label -> name given); for the
+real photos also the pip values read right per die colour (against the label audit, as
+`vision_bench.py`'s second line): which dice the value reader loses.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))    # vision_bench, run from anywhere
 
 from station.fakes.tray import random_tray                       # noqa: E402
 from station.vision import read_tray                             # noqa: E402
 from station.vision.evaluation import match                      # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
+from vision_bench import AUDIT, audited                          # noqa: E402
 
 LABELS = Path(__file__).with_name("real_colours.json")
 
@@ -58,19 +62,37 @@ def report(title: str, right: Counter, confused: Counter) -> None:
             f"{a} -> {b} {n}" for (a, b), n in confused.most_common(8)))
 
 
+def values_by_colour(dice, labels: list[dict], colours: dict[str, list[str]],
+                     counts: Counter) -> None:
+    """Count, per die colour (its label's likeliest name), the pip values read right:
+    which dice the value reader loses. `labels` as audited (label_audit.json)."""
+    best, _ = match(dice, labels)
+    for j, label in enumerate(labels):
+        if str(j) in colours:
+            die = dice[best[j]] if j in best else None
+            right = die is not None and die.kind == "d6" and die.value == label["value"]
+            counts[colours[str(j)][0], right] += 1
+
+
 def real_photos(data: Path, part: str) -> None:
     boxes = json.loads((data / "labels.json").read_text())
     colours = json.loads(LABELS.read_text())["dice"]
-    right, confused = Counter(), Counter()
+    audit = json.loads(AUDIT.read_text())["dice"]
+    right, confused, values = Counter(), Counter(), Counter()
     for index, name in enumerate(sorted(boxes)):
         if held_out(index) != (part == "held-out"):
             continue
         image = cv2.imread(str(data / "images" / name))
         truths = [(die["box"], tuple(colours[name][str(j)])) for j, die in enumerate(boxes[name])
                   if str(j) in colours.get(name, {})]
-        named(read_tray(image), truths, right, confused)
+        dice = read_tray(image)
+        named(dice, truths, right, confused)
+        values_by_colour(dice, audited(name, boxes[name], audit), colours.get(name, {}), values)
     report(f"real photos, {part} ({data.name}; colours labelled by eye, {LABELS.name})",
            right, confused)
+    by_colour = sorted({c for c, _ in values}, key=lambda c: -(values[c, True] + values[c, False]))
+    print("pip values read right by the die's colour (against the label audit): " + ", ".join(
+        f"{c} {values[c, True]}/{values[c, True] + values[c, False]}" for c in by_colour))
 
 
 def rendered(trays: int, seed: int, materials: float) -> None:

@@ -37,6 +37,17 @@ def test_a_die_counts_right_only_with_a_name_its_label_accepts(bench):
     assert confused == Counter({("purple", "black"): 1})
 
 
+def test_pip_values_are_counted_by_the_colour_label(bench):
+    labels = [{"value": 3, "box": [0, 0, 10, 10]}, {"value": 5, "box": [20, 0, 30, 10]},
+              {"value": 2, "box": [40, 0, 50, 10]}]             # the third has no colour label
+    read = [SimpleNamespace(kind="d6", value=3, center=(5, 5), colour="red"),
+            SimpleNamespace(kind="d6", value=4, center=(25, 5), colour="red"),
+            SimpleNamespace(kind="d6", value=2, center=(45, 5), colour="red")]
+    counts = Counter()
+    bench.values_by_colour(read, labels, {"0": ["black"], "1": ["black", "blue"]}, counts)
+    assert counts == Counter({("black", True): 1, ("black", False): 1})
+
+
 @pytest.mark.skipif(not (DEFAULT_DATA / "labels.json").exists(),
                     reason="needs the real photos' labels (../shared/data/real-dice)")
 def test_the_colour_labels_name_labelled_dice_in_the_readers_words(bench):
