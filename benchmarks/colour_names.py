@@ -15,7 +15,8 @@ matches them (station/vision/evaluation.match), and its `colour` compared:
   `station.fakes.tray_faces.unusual_style`), against the renderer's colour word.
 Prints the share named right and the commonest confusions (label -> name given); for the
 real photos also the pip values read right per die colour (against the label audit, as
-`vision_bench.py`'s second line): which dice the value reader loses.
+`vision_bench.py`'s second line): which dice the value reader loses. The colour labels were
+made from the dice the reader finds, so the 2 dice it misses have none and are not counted.
 """
 
 from __future__ import annotations
