@@ -20,7 +20,8 @@
    grid spare the fine points near them); places half taken for a die, away from the dice
    found, are looked around (`_look_around`: a die the colour of the floor leaves
    candidates off its centre), and places read as a die but dropped for want of a sure
-   face, round them at the top face's size (`_dropped_die_look`: a die by the tray wall);
+   face, round them at the top face's size (`_dropped_die_look`: a die by the tray wall, a
+   die touching one found);
    a pip face (or special die) read beside a die found, but dropped for it (a touching
    pair's blob gives large candidates, and one die, one reading compares the larger side),
    is read again at the typical side (`_beside_look`; nearer a neighbour read off its centre too, when
@@ -171,7 +172,7 @@ HALF_A_DIE = 0.03             # a candidate read as a die this likely, but not a
 AROUND_CLEAR = 0.75           # than this x side from every die found, is looked around at
 AROUND_STEP = 0.3             # eight places this x side away (a die cut off its centre)
 AROUND_GROW = 1.3             # ... and a die found there read at its side and this x larger
-DROPPED_STEP = 0.15           # a place read as a die but dropped (no sure face), `AROUND_CLEAR`
+DROPPED_STEP = 0.15           # a place read as a die but dropped (no sure face), `BESIDE_CLEAR`
 DROPPED_SIZES = (0.6, 0.75, 0.9, 1.0)  # from every die found, is read at 3 x 3 places this x side
                               # apart, at these x side (`_dropped_die_look`, 34th session;
                               # 0.6, a top face, since the 39th: lone grey dice)
@@ -787,17 +788,21 @@ def _look_around(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
 def _dropped_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                       seen: list, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
     """Places any pass read as a die (`DIE_PROBABILITY`) but dropped for want of a sure face,
-    farther than `AROUND_CLEAR` sides from every die found, are read again at 3 x 3 places
+    farther than `BESIDE_CLEAR` sides from every die found, are read again at 3 x 3 places
     `DROPPED_STEP` sides apart round each, at `DROPPED_SIZES` x the typical `side`; a die
     read there `SURE_FACE` sure counts (as for the look around, which reads only places half
     taken for a die). A flat die whose outline did not fill (seen by the tray wall, on the
     development trays) leaves candidates off its top face that read it with doubt, while a
-    crop nearer its top face's centre and size reads it surely."""
+    crop nearer its top face's centre and size reads it surely. So does a die touching one
+    found: two touching dice's top faces lie 0.65-0.9 sides apart, so the places read near
+    the missed die's centre lie nearer the found die than `AROUND_CLEAR` (they were turned
+    away until the seventieth session), but not nearer than `BESIDE_CLEAR`, within which a
+    place is the found die's own."""
     found = [c for c, _ in dice]
     places: list[Candidate] = []
     for candidates, probs in seen:
         for c, p in zip(candidates, probs):
-            if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _farther(c, found, AROUND_CLEAR * side) \
+            if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _farther(c, found, BESIDE_CLEAR * side) \
                     and _farther(c, places, AROUND_STEP * side):
                 places.append(c)
     steps = (-DROPPED_STEP * side, 0.0, DROPPED_STEP * side)
@@ -813,8 +818,8 @@ def _freed_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
                     seen: list, side: float, skip) -> list[tuple[Candidate, np.ndarray]]:
     """The dropped-die look (`_dropped_die_look`) and the beside look (`_beside_look`) once
     more, once the looks have read the dice without a face again: a reading without a face
-    between two touching dice kept them away from the die it overlapped (`AROUND_CLEAR`,
-    `BESIDE_CLEAR`); the looks move such a reading onto a die or drop it, which frees that
+    between two touching dice kept them away from the die it overlapped (`BESIDE_CLEAR`);
+    the looks move such a reading onto a die or drop it, which frees that
     die's place (docs/history/vision.md, thirty-fifth session)."""
     return _beside_look(source, _dropped_die_look(source, dice, seen, side, skip), seen, side,
                         skip)
