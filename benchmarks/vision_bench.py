@@ -13,6 +13,8 @@ Prints, for the real photos (all of them, the training part and the held-out par
 - the confusion matrix (true value by read value, unreadable, missed, and read as a scatter
   or artillery die);
 - the dice read right by their size (the labelled box's shorter side, `BOX_BANDS` pixels);
+- with --verbose, each image with a die not read right or a false detection, and under it
+  each such die (colour and touching for rendered trays, box side, what it was read as);
 - images per second and milliseconds per image, on one core (cv2.setNumThreads(1); the
   networks on ONNX Runtime, one thread, or on cv2.dnn: `STATION_INFERENCE`, networks.py).
 For N rendered trays of 1-30 dice of which 30 % lean on a die or the wall (seed S + 1): the
@@ -42,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from station.fakes.tray import random_tray                # noqa: E402
 from station.vision import read_tray                      # noqa: E402
 from station.vision.classifier import use_weights         # noqa: E402
-from station.vision.evaluation import LeaningScore, Score, score_image, score_leaning  # noqa: E402
+from station.vision.evaluation import (LeaningScore, Score, match, score_image,  # noqa: E402
+                                       score_leaning)
 from station.vision.networks import engine                # noqa: E402
 from station.vision.training.train_classifier import DEFAULT_DATA, held_out  # noqa: E402
 
@@ -68,6 +71,7 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = (), read=read_t
         against_audit.add(score_image(dice, corrected))
         if verbose and (score.correct < score.labelled or score.false):
             print(f"  {label}: {score.correct}/{score.labelled} read, {score.false} false")
+            print_losses(dice, labels)
     ms = 1000 * statistics.mean(times)
     print(f"\n== {name}: {len(times)} images, {total.labelled} dice")
     print(f"accuracy {100 * total.accuracy:.2f}% ({total.correct} correct of {total.labelled}"
@@ -84,6 +88,27 @@ def run_set(name: str, items, verbose: bool, audit: list[dict] = (), read=read_t
     print(f"speed: {1000 / ms:.1f} images/s, {ms:.1f} ms/image (median "
           f"{1000 * statistics.median(times):.1f} ms)")
     return total
+
+
+def print_losses(dice, labels: list[dict]) -> None:
+    """Under --verbose, one line per labelled die not read right (its colour and whether it
+    touches another when the labels say so, its box's shorter side, what it was read as)
+    and per false detection."""
+    best, _ = match(dice, labels)
+    for j, lab in enumerate(labels):
+        got = dice[best[j]] if j in best else None
+        if got is not None and got.kind == "d6" and got.value == lab["value"]:
+            continue
+        x0, y0, x1, y1 = lab["box"]
+        die = [lab["value"], lab.get("colour"), "touching" if lab.get("touching") else None,
+               f"{min(x1 - x0, y1 - y0):.0f} px"]
+        read = "missed" if got is None else \
+            f"{got.kind} {got.value} {got.confidence:.2f} {' '.join(got.flags)}".rstrip()
+        print(f"    die {j}: {' '.join(str(v) for v in die if v is not None)} -> {read}")
+    for k in sorted(set(range(len(dice))) - set(best.values())):
+        d = dice[k]
+        print(f"    false: {d.kind} {d.value} at ({d.center[0]:.0f}, {d.center[1]:.0f}) "
+              f"{' '.join(d.flags)}".rstrip())
 
 
 def audited(image: str, labels: list[dict], audit: list[dict]) -> list[dict]:
@@ -130,7 +155,8 @@ def cached_trays(count: int, seed: int, cache: Path | None, name: str, render, l
 def synthetic_items(count: int, seed: int, cache: Path | None):
     """Rendered trays of 1-40 dice; tray i comes from seed (seed, i)."""
     trays = cached_trays(count, seed, cache, "tray", lambda rng: random_tray(rng, dice=(1, 40)),
-                         lambda t: {"value": t.value, "box": [float(v) for v in t.box]})
+                         lambda t: {"value": t.value, "box": [float(v) for v in t.box],
+                                    "colour": t.colour, "touching": "touching" in t.flags})
     for i, (image, labels) in enumerate(trays):
         h, w = image.shape[:2]
         yield image, labels, f"synthetic #{i} ({w}x{h}, {len(labels)} dice)"
