@@ -35,10 +35,11 @@ def _assert_read_at_its_centre(rendered, truth):
                     nearest.center[1] - truth.center[1]) < 0.5 * (truth.box[2] - truth.box[0])
 
 
-def _without_later_looks(monkeypatch):
-    """The other-colour and residue looks off: they find some of these dice too, so the
-    halves that show a die missed without the look under test switch them off as well."""
-    for look in ("_other_colour_look", "_residue_look"):
+def _without_other_looks(monkeypatch):
+    """The dropped-die, other-colour and residue looks off: they find some of these dice
+    too, so the halves that show a die missed without the look under test switch them off
+    as well."""
+    for look in ("_dropped_die_look", "_other_colour_look", "_residue_look"):
         monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
 
 
@@ -125,11 +126,11 @@ def test_a_die_dropped_for_its_touching_neighbour_is_read_beside_it(monkeypatch)
 
     _assert_read_at_its_centre(rendered, truth)
     # Without the look it is missed (no reading in its box): the test can fail. (The grid
-    # off the dice found over blobs of two dice finds it too, and so does the other-colour
-    # look: kept off here.)
+    # off the dice found over blobs of two dice finds it too, and so do the other-colour
+    # and dropped-die looks: kept off here.)
     monkeypatch.setattr(reader, "_beside_look", lambda source, dice, *args: dice)
     monkeypatch.setattr(segment, "PAIR_MIN", segment.CLUSTER_MIN)
-    _without_later_looks(monkeypatch)
+    _without_other_looks(monkeypatch)
     assert _read_in_box(rendered, truth) is None
 
 
@@ -144,9 +145,9 @@ def test_a_die_beside_a_neighbour_read_off_its_centre_is_read(monkeypatch):
 
     _assert_read_at_its_centre(rendered, truth)
     # Without the places nearer than `BESIDE_CLEAR` it is missed: the test can fail. (The
-    # other-colour look finds it too: kept off here.)
+    # other-colour and dropped-die looks find it too: kept off here.)
     monkeypatch.setattr(reader, "BESIDE_NEAR", reader.BESIDE_CLEAR)
-    _without_later_looks(monkeypatch)
+    _without_other_looks(monkeypatch)
     assert _read_in_box(rendered, truth) is None
 
 
@@ -162,11 +163,11 @@ def test_two_touching_dice_read_as_one_leaning_die_between_them_are_read(monkeyp
 
     for truth in dice:
         _assert_read_at_its_centre(rendered, truth)
-    # Without the split (and the other-colour look and the patch look's second patch, which
+    # Without the split (and the other looks and the patch look's second patch, which
     # find the black 5 too), the black 5 is missed and the yellow one read as leaning.
     monkeypatch.setattr(reader, "_split_touching", lambda source, dice, *args: dice)
     monkeypatch.setattr(reader, "SMALL_PATCH", 0.0)
-    _without_later_looks(monkeypatch)
+    _without_other_looks(monkeypatch)
     assert _read_in_box(rendered, dice[0]) is None
     assert _read_in_box(rendered, dice[1]).value is None
 
