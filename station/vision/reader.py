@@ -44,6 +44,9 @@
    (`_outward_opinion`: it tells a flat die's side faces, seen inward of its top face, from
    a leaning die's); one still without a face is read on its top face found in the image,
    when that face is square (`_top_face_look`: a leaning die's tilted top face is not).
+   Then, in blobs of touching dice with room for another die, groups of pips no die found
+   explains are read round their centre at a top face's size (`_pip_cluster_look`: a die
+   touching another that no candidate came near enough to read).
 6. A die the classifier calls special (scatter, artillery) is read by `special_dice`, after
    the looks of step 5 (`_special_verdicts`): one it reads as no special face is a pip die
    to the looks, run again with its special vote set to 0, and stays unread when none reads
@@ -92,8 +95,8 @@ from station.vision.special_dice import (SpecialReading, bearing_gap, find_top_f
 from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candidates,
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
-                                    other_colour_candidates, pip_candidates, residue_candidates,
-                                    strong_edges)
+                                    other_colour_candidates, pip_candidates,
+                                    pip_cluster_candidates, residue_candidates, strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -181,6 +184,10 @@ BESIDE_SURE = 0.8             # but within `TOUCHING` of one, is read again ther
                               # a die when this sure (`_beside_look`; docs/history/vision.md, 16th session)
 BESIDE_NEAR = 0.4             # ... and from this x the side of a die read as a pip face, a die
 BESIDE_NEAR_SURE = 0.6        # when read this sure and their midpoint reads no pip face (17th)
+PIP_CLUSTER_FIRST = 0.8       # pips no die found explains (`_pip_cluster_look`), read at this x
+PIP_CLUSTER_DIE = 0.5         # the typical side as a die this likely, are read 3 x 3 places this
+PIP_CLUSTER_STEP = 0.1        # x side apart round them, at these x the typical side (about a top
+PIP_CLUSTER_SIZES = (0.7, 0.75, 0.8, 0.85)  # face's size; seventy-first session)
 AROUND_STEP_OTHER = 0.15      # a body beside a die (another colour, a blob's residue) is read at
 OTHER_LEANING = 0.5           # nine places this x side apart; a die found there the lean check
                               # finds leaning this likely is not taken (`_read_bodies`, 26th session)
@@ -303,6 +310,16 @@ class TrayEdges:
         """Lone pips away from the `taken` dice (`segment.pip_candidates`)."""
         return self._to_frame(pip_candidates(self.closed, self.work, side * self.scale,
                                              self._to_work(taken)))
+
+    def pip_clusters(self, side: float, found: list[Candidate], clear: float
+                     ) -> list[Candidate]:
+        """Groups of pips in blobs of touching dice that the `found` dice do not explain
+        (`segment.pip_cluster_candidates`)."""
+        if self._components is None:
+            self._components = blob_components(self.filled)
+        return self._to_frame(pip_cluster_candidates(self._components, self.work,
+                                                     side * self.scale, self._to_work(found),
+                                                     clear))
 
     def other_colour(self, side: float, dice: list[Candidate], found: list[Candidate]
                      ) -> list[Candidate]:
@@ -638,6 +655,7 @@ def _search(source: CropSource, work_side: int, skip=None
                                side, READ_SPREAD)
         dice = list(zip(found, probs))
     looked = _freed_die_look(source, _looks(source, dice), seen + around_seen, side, skip)
+    looked = _pip_cluster_look(source, looked, edges, side, skip)
     # Dice still called special go to the special reader (`_special_verdicts`); the looks
     # run again when it calls some of them pip dice, or the d6 network called some special
     # only doubtfully (real swirled pip dice: `DOUBTFUL_SPECIAL`): rare, and only then paid
@@ -910,6 +928,34 @@ def _residue_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
     found = [c for c, _ in dice]
     return _read_bodies(source, dice, [c for c in _off(edges.residue(side, faced, found), skip)
                                        if _farther(c, found, RESIDUE_CLEAR * side)], side)
+
+
+def _pip_cluster_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                      edges: TrayEdges, side: float, skip
+                      ) -> list[tuple[Candidate, np.ndarray]]:
+    """Groups of pips in blobs of touching dice that no die found explains
+    (`TrayEdges.pip_clusters`, farther than `BESIDE_CLEAR` sides from every die found): each
+    read as a die `PIP_CLUSTER_DIE` likely at `PIP_CLUSTER_FIRST` x the typical `side` is
+    read at 3 x 3 places `PIP_CLUSTER_STEP` sides apart round it, at `PIP_CLUSTER_SIZES` x
+    `side`; a die read there `SURE_FACE` sure counts. The classifier reads a die touching another
+    surely only within about a tenth of a side of its top face's centre, and at its top
+    face's size (seventieth and seventy-first sessions), where no earlier candidate may
+    come; its pips' centre lies within about 0.3 sides of it. Most groups are pips of a
+    found die's side faces, read as no die at the first crop."""
+    found = [c for c, _ in dice]
+    places = _off([Candidate(c.x, c.y, side * PIP_CLUSTER_FIRST)
+                   for c in edges.pip_clusters(side, found, BESIDE_CLEAR)], skip)
+    if not places:
+        return dice
+    probs = _classify(source, places)
+    places = [c for c, p in zip(places, probs) if 1.0 - p[NOT_A_DIE] >= PIP_CLUSTER_DIE]
+    steps = (-PIP_CLUSTER_STEP * side, 0.0, PIP_CLUSTER_STEP * side)
+    looks = _off([Candidate(c.x + dx, c.y + dy, side * f) for c in places
+                  for dx in steps for dy in steps for f in PIP_CLUSTER_SIZES], skip)
+    if not looks:
+        return dice
+    new = _elsewhere(_accept(looks, _classify(source, looks)), found)
+    return dice + [(c, p) for c, p in new if _sure_face(p)]
 
 
 def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],

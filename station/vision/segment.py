@@ -21,7 +21,9 @@ Kinds of candidates:
   in colour from the floor around it: a 1 whose outline stays under the edge threshold
   leaves a blob of its pip only, too small to be a candidate of the first kind;
 - `other_colour_candidates`: beside each die found, a body of another colour than the die's
-  and the floor's: a touching die whose blob merged with its neighbour's.
+  and the floor's: a touching die whose blob merged with its neighbour's;
+- `pip_cluster_candidates`: in a blob holding touching dice, the centres of groups of pips
+  that no die found explains: a touching die the other candidates all missed.
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ TAKEN_REACH = 0.75     # a found die's edges (outline, shadow) lie within this x
 PIP_SIDES = (0.1, 0.45)  # a lone pip's blob: its longer side this share of the die side,
 PIP_ROUND = 0.6        # ... its shorter side at least this share of its longer one, and
 PIP_CONTRAST = 12.0    # ... the colour around it this far (CIE Lab) from the floor's
+PIP_BLOB = 1.4         # die areas: a blob this large holding a die found holds touching dice;
+PIP_ROOM = 0.1         # ... with this many die areas beyond `TAKEN_REACH` of its dice found
+                       # (room for one more: most such blobs are all explained), it is
+PIP_RADIUS = 0.09      # ... searched for pips of about this x the die's side in radius,
+PIP_RESPONSE = 15.0    # ... this strong (grey levels, the LoG scale-normalised); those
+PIP_OWN = 0.5          # ... within this x the side of a die found are its own, the others
+PIP_LINK = 0.42        # ... grouped when closer than this x the side (one face's pips)
 RING = 0.75            # die sides from a die read to where a touching die's body lies
 OWN_PATCH = 0.2        # the median colours of the die's own body (this x its side either
 RING_PATCH = 0.12      # side of its centre) and of the ring's places (this x) are compared:
@@ -466,6 +475,89 @@ def residue_candidates(components: tuple[np.ndarray, np.ndarray], found: list[Ca
             out.append(Candidate(float(cx + x0), float(cy + y0), side))
             cv2.circle(left, (int(cx), int(cy)), round(RESIDUE_REACH * side), 0, -1)
     return out
+
+
+def pip_cluster_candidates(components: tuple[np.ndarray, np.ndarray], image: np.ndarray,
+                           side: float, found: list[Candidate], clear: float
+                           ) -> list[Candidate]:
+    """Centres of groups of pips in the blobs (`components`, `blob_components`) under the
+    `found` dice that hold more than one die (`PIP_BLOB` die areas) and room for another
+    (`PIP_ROOM`), farther than `clear` sides from every die found.
+
+    A pip is a spot darker or lighter than what is round it: a peak of the scale-normalised
+    Laplacian of Gaussian at a pip's scale (`PIP_RADIUS`), `PIP_RESPONSE` grey levels strong,
+    inside the blob (on a die's body, not the floor, whose specks a crop can read as a 1).
+    Pips within `PIP_OWN` sides of a die found are its own; the others, of one polarity,
+    closer than `PIP_LINK` sides are one group, whose mean lies near the centre of the face
+    they are on (a 1's pip at it). A die touching a die found can be missed by every
+    candidate so far while its face shows plainly (seventy-first session), and its pips lie
+    where no die found explains them; those of a found die's side faces lie within `clear`
+    of it, or read as no die."""
+    if not found:
+        return []
+    labels, stats = components
+    held = _labels_at(labels, found)
+    held = np.unique(held[(held > 0)
+                          & (stats[held, cv2.CC_STAT_AREA] >= PIP_BLOB * side * side)])
+    if not len(held):
+        return []
+    sigma = PIP_RADIUS * side / math.sqrt(2.0)
+    pad = math.ceil(3 * sigma)
+    h, w = labels.shape
+    centres = np.array([(c.x, c.y) for c in found])
+    out: list[Candidate] = []
+    for label in held:
+        bx, by, bw, bh = (int(v) for v in stats[label, :4])
+        # The blob less its dice's own (`PIP_OWN`), where its pips are sought.
+        left = (labels[by:by + bh, bx:bx + bw] == label).astype(np.uint8)
+        near = np.flatnonzero((np.abs(centres[:, 0] - (bx + bw / 2)) <= bw / 2 + side)
+                              & (np.abs(centres[:, 1] - (by + bh / 2)) <= bh / 2 + side))
+        room = left.copy()
+        for x, y in centres[near]:
+            cv2.circle(room, (round(x - bx), round(y - by)), round(TAKEN_REACH * side), 0, -1)
+        if cv2.countNonZero(room) < PIP_ROOM * side * side:
+            continue
+        for x, y in centres[near]:
+            cv2.circle(left, (round(x - bx), round(y - by)), round(PIP_OWN * side), 0, -1)
+        lx, ly, lw, lh = cv2.boundingRect(left)
+        x0, y0 = max(0, bx + lx - pad), max(0, by + ly - pad)
+        x1, y1 = min(w, bx + lx + lw + pad), min(h, by + ly + lh + pad)
+        inside = np.zeros((y1 - y0, x1 - x0), bool)
+        inside[by + ly - y0:by + ly + lh - y0, bx + lx - x0:bx + lx + lw - x0] = \
+            left[ly:ly + lh, lx:lx + lw] > 0
+        grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        response = sigma * sigma * cv2.Laplacian(cv2.GaussianBlur(grey, (0, 0), sigma),
+                                                 cv2.CV_32F)
+        for polarity in (1.0, -1.0):
+            spots = polarity * response
+            peaks = (spots >= PIP_RESPONSE) & inside & \
+                (spots == cv2.dilate(spots, np.ones((3, 3), np.uint8)))
+            ys, xs = np.nonzero(peaks)
+            if not len(xs):
+                continue
+            pips = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
+            mids = _group_means(pips, PIP_LINK * side)
+            clear_of_all = np.hypot(mids[:, :1] - centres[:, 0], mids[:, 1:] - centres[:, 1]
+                                    ).min(axis=1) > clear * side
+            out += [Candidate(float(x), float(y), side) for x, y in mids[clear_of_all]]
+    return out
+
+
+def _group_means(points: np.ndarray, link: float) -> np.ndarray:
+    """The means of `points` (N x 2) in groups, points closer than `link` in one group
+    (single linkage: the transitive closure of "closer than `link`")."""
+    reach = (np.hypot(points[:, None, 0] - points[None, :, 0],
+                      points[:, None, 1] - points[None, :, 1]) < link).astype(np.float32)
+    while True:
+        wider = (reach @ reach > 0).astype(np.float32)
+        if np.array_equal(wider, reach):
+            break
+        reach = wider
+    # Each point's group, named by its first member.
+    _, group = np.unique(reach.argmax(axis=1), return_inverse=True)
+    count = np.bincount(group)
+    return np.column_stack([np.bincount(group, points[:, 0]) / count,
+                            np.bincount(group, points[:, 1]) / count])
 
 
 def _patch_medians(image: np.ndarray, centres: np.ndarray, half: float) -> np.ndarray:

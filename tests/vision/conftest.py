@@ -80,7 +80,8 @@ def read_only_with(monkeypatch, read_at):
     tray's die `index`, a die of that value and colour (touching another, or not), is read
     with its value, and not once the reader's `look` (a function of `station.vision.reader`)
     is switched off: the test can fail. The lean check's reading of dice the classifier reads
-    as leaning (`reader.FLAT_BY_CHECK`), another way to some of the same dice, is off then too."""
+    as leaning (`reader.FLAT_BY_CHECK`) and the pip-cluster look (`reader._pip_cluster_look`,
+    seventy-first session), other ways to some of the same dice, are off then too."""
     from station.vision import read_tray, reader
 
     def check(look: str, rendered, index: int, value: int, colour: str,
@@ -91,6 +92,7 @@ def read_only_with(monkeypatch, read_at):
         assert read_at(read_tray(rendered.image), truth).value == value
         monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
         monkeypatch.setattr(reader, "FLAT_BY_CHECK", 0.0)
+        monkeypatch.setattr(reader, "_pip_cluster_look", lambda source, dice, *args: dice)
         found = read_at(read_tray(rendered.image), truth)
         assert found is None or found.value != value
     return check

@@ -36,10 +36,11 @@ def _assert_read_at_its_centre(rendered, truth):
 
 
 def _without_other_looks(monkeypatch):
-    """The dropped-die, other-colour and residue looks off: they find some of these dice
-    too, so the halves that show a die missed without the look under test switch them off
-    as well."""
-    for look in ("_dropped_die_look", "_other_colour_look", "_residue_look"):
+    """The dropped-die, other-colour, residue and pip-cluster looks off: they find some of
+    these dice too, so the halves that show a die missed without the look under test switch
+    them off as well."""
+    for look in ("_dropped_die_look", "_other_colour_look", "_residue_look",
+                 "_pip_cluster_look"):
         monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
 
 
@@ -193,6 +194,7 @@ def test_a_die_touching_one_found_in_a_small_blob_is_read(monkeypatch):
     assert truth.value == 1
     _assert_read_at_its_centre(rendered, truth)
     monkeypatch.setattr(segment, "PAIR_MIN", segment.CLUSTER_MIN)
+    _without_other_looks(monkeypatch)      # the pip-cluster look finds it at its pip too
     assert _read_in_box(rendered, truth) is None
 
 

@@ -188,8 +188,8 @@ def test_a_flat_die_the_centre_crop_cannot_read_is_read_around_it(monkeypatch):
     so does the split of the leaning reading between it and the 3 it touches into the
     readings of the two dice, `reader._opposite_pair`, also left out; and the residue look,
     `reader._residue_look`, and the dropped-die look, `reader._dropped_die_look`, which find
-    it beside the 3 earlier, and the patch look, `reader._patch_look`, which reads it after
-    them.)"""
+    it beside the 3 earlier, and the patch look, `reader._patch_look`, and the pip-cluster
+    look, `reader._pip_cluster_look`, which read it after them.)"""
     tray = random_tray(np.random.default_rng([99, 38]), size=(1280, 960), dice=(3, 15),
                        cocked=0.15, special={"scatter": (0, 2), "artillery": (0, 2)})
     [truth] = [t for t in tray.truth if t.kind == "d6" and t.value == 1
@@ -200,6 +200,7 @@ def test_a_flat_die_the_centre_crop_cannot_read_is_read_around_it(monkeypatch):
     monkeypatch.setattr(reader, "_residue_look", lambda source, dice, *args: dice)
     monkeypatch.setattr(reader, "_dropped_die_look", lambda source, dice, *args: dice)
     monkeypatch.setattr(reader, "_patch_look", lambda source, dice: dice)
+    monkeypatch.setattr(reader, "_pip_cluster_look", lambda source, dice, *args: dice)
     with monkeypatch.context() as patch:
         patch.setattr(reader, "OUTWARD_AGREE", 10)       # more looks than there are
         assert "cocked" in die_in(read_tray(tray.image), truth.box).flags
