@@ -823,12 +823,20 @@ def _dropped_die_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray
             if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _farther(c, found, BESIDE_CLEAR * side) \
                     and _farther(c, places, AROUND_STEP * side):
                 places.append(c)
-    steps = (-DROPPED_STEP * side, 0.0, DROPPED_STEP * side)
+    return _sure_faces_round(source, dice, places, side, DROPPED_STEP, DROPPED_SIZES, skip)
+
+
+def _sure_faces_round(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                      places: list[Candidate], side: float, step: float,
+                      sizes: tuple[float, ...], skip) -> list[tuple[Candidate, np.ndarray]]:
+    """The `dice` and the dice read `SURE_FACE` sure at 3 x 3 places `step` sides apart
+    round each of the `places`, at `sizes` x the typical `side`, elsewhere than the dice."""
+    steps = (-step * side, 0.0, step * side)
     looks = _off([Candidate(c.x + dx, c.y + dy, side * f) for c in places
-                  for dx in steps for dy in steps for f in DROPPED_SIZES], skip)
+                  for dx in steps for dy in steps for f in sizes], skip)
     if not looks:
         return dice
-    new = _elsewhere(_accept(looks, _classify(source, looks)), found)
+    new = _elsewhere(_accept(looks, _classify(source, looks)), [c for c, _ in dice])
     return dice + [(c, p) for c, p in new if _sure_face(p)]
 
 
@@ -949,13 +957,8 @@ def _pip_cluster_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray
         return dice
     probs = _classify(source, places)
     places = [c for c, p in zip(places, probs) if 1.0 - p[NOT_A_DIE] >= PIP_CLUSTER_DIE]
-    steps = (-PIP_CLUSTER_STEP * side, 0.0, PIP_CLUSTER_STEP * side)
-    looks = _off([Candidate(c.x + dx, c.y + dy, side * f) for c in places
-                  for dx in steps for dy in steps for f in PIP_CLUSTER_SIZES], skip)
-    if not looks:
-        return dice
-    new = _elsewhere(_accept(looks, _classify(source, looks)), found)
-    return dice + [(c, p) for c, p in new if _sure_face(p)]
+    return _sure_faces_round(source, dice, places, side, PIP_CLUSTER_STEP, PIP_CLUSTER_SIZES,
+                             skip)
 
 
 def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
