@@ -96,7 +96,8 @@ from station.vision.segment import (SPRAWL_CLEAR, Candidate, around, blob_candid
                                     blob_components, blob_distances, closed_blobs,
                                     cluster_candidates, density_candidates, edge_map, open_blobs,
                                     other_colour_candidates, pip_candidates,
-                                    pip_cluster_candidates, residue_candidates, strong_edges)
+                                    pip_cluster_candidates, pip_groups, residue_candidates,
+                                    strong_edges)
 from station.vision.types import DetectedDie
 
 MIN_FRAME = 32           # pixels: smaller images cannot show a readable die
@@ -243,6 +244,12 @@ LEAN_ROUND_QUANTILE = 0.6     # its side apart round it, and this quantile of th
                               # dice's, docs/special-dice.md). Not the dice under LEAN_DOUBT: on
                               # development trays that gained nothing, and on the speed frame of
                               # 30 real dice 4 of the 6 dice checked round were such dice
+RECENTRE_SPOTS = 0.75         # a pip die still without a face: its pips (within this x side of it,
+RECENTRE_REACH = 0.5          # sought where dice are at most RECENTRE_WORK_SIDE pixels) grouped,
+RECENTRE_WORK_SIDE = 32       # groups centred within this x side of it, away from other
+RECENTRE_FACE = 0.8           # dice, read at this x the typical side; a pip face read this sure
+RECENTRE_SURE = 0.9           # there is its face when the lean check finds it there leaning less
+RECENTRE_FLAT = 0.2           # than this likely (`_recentred_on_pips`, seventy-first session)
 FLAT_BY_CHECK = 0.1           # a die the classifier reads as leaning that the lean check finds
                               # leaning less than this likely is read as its likeliest pip face,
                               # when that face is `READABLE` given a flat die (leaning dice so
@@ -1614,7 +1621,7 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
                 coarser = _search(source, WORK_SIDE // 2, skip)
                 if _pips_read(coarser[0]) > _pips_read(dice):
                     dice, _, special = coarser
-    dice = _lean_check(source, dice)
+    dice = _recentred_on_pips(source, _lean_check(source, dice), special)
     if expect_special:
         top_face = _typical_top_face(source, dice)
         dice = _special_beside_look(source, dice, special, skip, edges, top_face)
@@ -1907,6 +1914,57 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
         dice[i] = (c, flagged)
     for i in np.asarray(read_leaning, int)[lean[len(chosen):] < FLAT_BY_CHECK]:
         dice[i] = (dice[i][0], _flat(dice[i][1]))
+    return dice
+
+
+def _recentred_on_pips(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                       special: dict[Candidate, SpecialReading | None]
+                       ) -> list[tuple[Candidate, np.ndarray]]:
+    """A pip die still without a face, its pips grouped (`segment.pip_groups`, within
+    `RECENTRE_SPOTS` sides of its place, shrunk to dice of `RECENTRE_WORK_SIDE` pixels): each
+    group centred within `RECENTRE_REACH` sides of its place, each group's centre, farther than `BESIDE_CLEAR` sides from every
+    other die, is read at `RECENTRE_FACE` x the typical side; the surest pip face read
+    there `RECENTRE_SURE` sure is the die's, read at that centre, when the lean check finds
+    it there leaning less than `RECENTRE_FLAT` likely. Only a die touching no other
+    (`TOUCHING`): one leaning on another, read at its tilted top face's pips, was given a
+    value so (seventy-first session). A flat die seen obliquely, grey
+    above all, is found at its outline's centre, 0.2-0.3 sides from its top face's, where
+    the classifier or the lean check takes it for a leaning die (seventieth session); its
+    top face's pips show where that face is (seventy-first session)."""
+    faceless = [i for i, (c, p) in enumerate(dice)
+                if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL
+                and special.get(c) is None]
+    if not faceless:
+        return dice
+    side = float(np.median([c.side for c, _ in dice]))
+    places, owners = [], []
+    for i in faceless:
+        c = dice[i][0]
+        others = [o for j, (o, _) in enumerate(dice) if j != i]
+        if not _farther(c, others, TOUCHING * side):
+            continue        # a die beside it may hold it leaning
+        for x, y in pip_groups(source.image, c.x, c.y, RECENTRE_SPOTS * side, side,
+                               RECENTRE_WORK_SIDE):
+            place = Candidate(x, y, side * RECENTRE_FACE)
+            if math.hypot(place.x - c.x, place.y - c.y) <= RECENTRE_REACH * side \
+                    and _farther(place, others, BESIDE_CLEAR * side):
+                places.append(place)
+                owners.append(i)
+    if not places:
+        return dice
+    probs = _classify(source, places)
+    best: dict[int, int] = {}
+    for n, (i, p) in enumerate(zip(owners, probs)):
+        if _pip_face(p, RECENTRE_SURE) and (i not in best or p[1:].max() > probs[best[i]][1:].max()):
+            best[i] = n
+    if not best:
+        return dice
+    chosen = list(best.items())
+    lean = _leaning([Candidate(places[n].x, places[n].y, side) for _, n in chosen], source)
+    dice = list(dice)
+    for (i, n), leaning in zip(chosen, lean):
+        if leaning < RECENTRE_FLAT:
+            dice[i] = (Candidate(places[n].x, places[n].y, dice[i][0].side), probs[n])
     return dice
 
 

@@ -525,22 +525,57 @@ def pip_cluster_candidates(components: tuple[np.ndarray, np.ndarray], image: np.
         inside = np.zeros((y1 - y0, x1 - x0), bool)
         inside[by + ly - y0:by + ly + lh - y0, bx + lx - x0:bx + lx + lw - x0] = \
             left[ly:ly + lh, lx:lx + lw] > 0
-        grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
-        response = sigma * sigma * cv2.Laplacian(cv2.GaussianBlur(grey, (0, 0), sigma),
-                                                 cv2.CV_32F)
-        for polarity in (1.0, -1.0):
-            spots = polarity * response
-            peaks = (spots >= PIP_RESPONSE) & inside & \
-                (spots == cv2.dilate(spots, np.ones((3, 3), np.uint8)))
-            ys, xs = np.nonzero(peaks)
-            if not len(xs):
-                continue
-            pips = np.column_stack([xs + x0, ys + y0]).astype(np.float64)
+        for pips in _pips(image[y0:y1, x0:x1], sigma, inside):
+            pips += (x0, y0)
             mids = _group_means(pips, PIP_LINK * side)
             clear_of_all = np.hypot(mids[:, :1] - centres[:, 0], mids[:, 1:] - centres[:, 1]
                                     ).min(axis=1) > clear * side
             out += [Candidate(float(x), float(y), side) for x, y in mids[clear_of_all]]
     return out
+
+
+def pip_groups(image: np.ndarray, x: float, y: float, reach: float, side: float,
+               work_side: float) -> list[tuple[float, float]]:
+    """The centres of the groups of pips (`_pips`, grouped as `pip_cluster_candidates`
+    groups them) within `reach` pixels of (x, y), on dice of `side` pixels in `image`; the
+    neighbourhood is shrunk first so that a die is at most `work_side` pixels."""
+    shrink = min(1.0, work_side / side)
+    pad = 3 * PIP_RADIUS * side / math.sqrt(2.0) + 2.0
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(x - reach - pad)), max(0, int(y - reach - pad))
+    x1, y1 = min(w, int(x + reach + pad) + 1), min(h, int(y + reach + pad) + 1)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return []
+    patch = image[y0:y1, x0:x1]
+    if shrink < 1.0:
+        patch = cv2.resize(patch, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    ph, pw = patch.shape[:2]
+    sx, sy = pw / (x1 - x0), ph / (y1 - y0)     # the patch's pixels per image pixel
+    ys, xs = np.mgrid[0:ph, 0:pw]
+    inside = np.hypot((xs + 0.5) / sx + x0 - 0.5 - x, (ys + 0.5) / sy + y0 - 0.5 - y) <= reach
+    centres: list[tuple[float, float]] = []
+    for pips in _pips(patch, PIP_RADIUS * side * sx / math.sqrt(2.0), inside):
+        centres += [(float((mx + 0.5) / sx + x0 - 0.5), float((my + 0.5) / sy + y0 - 0.5))
+                    for mx, my in _group_means(pips, PIP_LINK * side * sx)]
+    return centres
+
+
+def _pips(image: np.ndarray, sigma: float, inside: np.ndarray) -> list[np.ndarray]:
+    """Spots darker, then lighter, than what is round them in the BGR `image`: peaks of the
+    scale-normalised Laplacian of Gaussian at `sigma`, `PIP_RESPONSE` grey levels strong,
+    where `inside` (a mask of the image's size) holds; per polarity the spots found, N x 2
+    (x, y) in the image's pixels."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    response = sigma * sigma * cv2.Laplacian(cv2.GaussianBlur(grey, (0, 0), sigma), cv2.CV_32F)
+    found = []
+    for polarity in (1.0, -1.0):
+        spots = polarity * response
+        peaks = (spots >= PIP_RESPONSE) & inside & \
+            (spots == cv2.dilate(spots, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(peaks)
+        if len(xs):
+            found.append(np.column_stack([xs, ys]).astype(np.float64))
+    return found
 
 
 def _group_means(points: np.ndarray, link: float) -> np.ndarray:
