@@ -244,9 +244,9 @@ LEAN_ROUND_QUANTILE = 0.6     # its side apart round it, and this quantile of th
                               # dice's, docs/special-dice.md). Not the dice under LEAN_DOUBT: on
                               # development trays that gained nothing, and on the speed frame of
                               # 30 real dice 4 of the 6 dice checked round were such dice
-RECENTRE_SPOTS = 0.75         # a pip die still without a face: its pips (within this x side of it,
-RECENTRE_REACH = 0.5          # sought where dice are at most RECENTRE_WORK_SIDE pixels) grouped,
-RECENTRE_WORK_SIDE = 32       # groups centred within this x side of it, away from other
+RECENTRE_SPOTS = 0.75         # a pip die still without a face, touching no other: its pips within
+RECENTRE_WORK_SIDE = 32       # this x side of it (sought where dice are at most this many pixels)
+RECENTRE_REACH = 0.5          # grouped, groups centred within this x side of it, away from other
 RECENTRE_FACE = 0.8           # dice, read at this x the typical side; a pip face read this sure
 RECENTRE_SURE = 0.9           # there is its face when the lean check finds it there leaning less
 RECENTRE_FLAT = 0.2           # than this likely (`_recentred_on_pips`, seventy-first session)
@@ -1920,17 +1920,18 @@ def _lean_check(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
 def _recentred_on_pips(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
                        special: dict[Candidate, SpecialReading | None]
                        ) -> list[tuple[Candidate, np.ndarray]]:
-    """A pip die still without a face, its pips grouped (`segment.pip_groups`, within
-    `RECENTRE_SPOTS` sides of its place, shrunk to dice of `RECENTRE_WORK_SIDE` pixels): each
-    group centred within `RECENTRE_REACH` sides of its place, each group's centre, farther than `BESIDE_CLEAR` sides from every
-    other die, is read at `RECENTRE_FACE` x the typical side; the surest pip face read
-    there `RECENTRE_SURE` sure is the die's, read at that centre, when the lean check finds
-    it there leaning less than `RECENTRE_FLAT` likely. Only a die touching no other
-    (`TOUCHING`): one leaning on another, read at its tilted top face's pips, was given a
-    value so (seventy-first session). A flat die seen obliquely, grey
-    above all, is found at its outline's centre, 0.2-0.3 sides from its top face's, where
-    the classifier or the lean check takes it for a leaning die (seventieth session); its
-    top face's pips show where that face is (seventy-first session)."""
+    """A pip die still without a face that touches no other die (`TOUCHING`), its pips
+    grouped (`segment.pip_groups`, within `RECENTRE_SPOTS` sides of its place, shrunk to
+    dice of `RECENTRE_WORK_SIDE` pixels): each group centred within `RECENTRE_REACH` sides of
+    its place and farther than `BESIDE_CLEAR` sides from every other die is read at
+    `RECENTRE_FACE` x the typical side; the surest pip face read there as a die
+    (`DIE_PROBABILITY`) `RECENTRE_SURE` sure is the die's, read at that centre, when the
+    lean check finds it there leaning less than `RECENTRE_FLAT` likely. A flat die seen
+    obliquely, grey above all, is found at its outline's centre, 0.2-0.3 sides from its top
+    face's, where the classifier or the lean check takes it for a leaning die (seventieth
+    session); its top face's pips show where that face is. A die leaning on another, read
+    at its tilted top face's pips, can pass the lean check there, so a die with another
+    beside it is left as it is (seventy-first session)."""
     faceless = [i for i, (c, p) in enumerate(dice)
                 if _without_face(p) and int(p[1:].argmax()) + 1 != SPECIAL
                 and special.get(c) is None]
@@ -1955,7 +1956,8 @@ def _recentred_on_pips(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     probs = _classify(source, places)
     best: dict[int, int] = {}
     for n, (i, p) in enumerate(zip(owners, probs)):
-        if _pip_face(p, RECENTRE_SURE) and (i not in best or p[1:].max() > probs[best[i]][1:].max()):
+        if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _pip_face(p, RECENTRE_SURE) \
+                and (i not in best or p[1:].max() > probs[best[i]][1:].max()):
             best[i] = n
     if not best:
         return dice
