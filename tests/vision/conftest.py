@@ -80,8 +80,9 @@ def read_only_with(monkeypatch, read_at):
     tray's die `index`, a die of that value and colour (touching another, or not), is read
     with its value, and not once the reader's `look` (a function of `station.vision.reader`)
     is switched off: the test can fail. The lean check's reading of dice the classifier reads
-    as leaning (`reader.FLAT_BY_CHECK`) and the pip-cluster look (`reader._pip_cluster_look`,
-    seventy-first session), other ways to some of the same dice, are off then too."""
+    as leaning (`reader.FLAT_BY_CHECK`), the pip-cluster look (`reader._pip_cluster_look`)
+    and the recentring at a faceless die's pips (`reader._recentred_on_pips`; both seventy-
+    first session), other ways to some of the same dice, are off then too."""
     from station.vision import read_tray, reader
 
     def check(look: str, rendered, index: int, value: int, colour: str,
@@ -93,6 +94,7 @@ def read_only_with(monkeypatch, read_at):
         monkeypatch.setattr(reader, look, lambda source, dice, *args: dice)
         monkeypatch.setattr(reader, "FLAT_BY_CHECK", 0.0)
         monkeypatch.setattr(reader, "_pip_cluster_look", lambda source, dice, *args: dice)
+        monkeypatch.setattr(reader, "_recentred_on_pips", lambda source, dice, *args: dice)
         found = read_at(read_tray(rendered.image), truth)
         assert found is None or found.value != value
     return check

@@ -46,11 +46,13 @@ def test_a_flat_die_away_from_the_centre_flagged_cocked_is_read(no_outward_opini
     committed classifier calls it leaning at every look, the outward network reads the 6.
     (The top-face look, sought again off its centre, reads it too: kept to its centre here,
     docs/history/vision.md, seventeenth session; so does the patch look's second patch, at
-    the typical top face's size: kept off, thirty-sixth session; and the lean check, which
-    finds it flat: kept off, forty-fourth session.)"""
+    the typical top face's size: kept off, thirty-sixth session; the lean check, which
+    finds it flat: kept off, forty-fourth session; and the recentring at its pips: kept
+    off, seventy-first session.)"""
     monkeypatch.setattr(reader, "FACE_SEED", 0.0)
     monkeypatch.setattr(reader, "SMALL_PATCH", 0.0)
     monkeypatch.setattr(reader, "FLAT_BY_CHECK", 0.0)
+    monkeypatch.setattr(reader, "_recentred_on_pips", lambda source, dice, *args: dice)
     tray = rendered_tray(31, 28)
     [truth] = [t for t in tray.truth if math.hypot(t.center[0] - 521, t.center[1] - 130) < 5]
     assert truth.value == 6 and "cocked" not in truth.flags
@@ -189,7 +191,8 @@ def test_a_flat_die_the_centre_crop_cannot_read_is_read_around_it(monkeypatch):
     readings of the two dice, `reader._opposite_pair`, also left out; and the residue look,
     `reader._residue_look`, and the dropped-die look, `reader._dropped_die_look`, which find
     it beside the 3 earlier, and the patch look, `reader._patch_look`, and the pip-cluster
-    look, `reader._pip_cluster_look`, which read it after them.)"""
+    look, `reader._pip_cluster_look`, and the recentring at its pips,
+    `reader._recentred_on_pips`, which read it after them.)"""
     tray = random_tray(np.random.default_rng([99, 38]), size=(1280, 960), dice=(3, 15),
                        cocked=0.15, special={"scatter": (0, 2), "artillery": (0, 2)})
     [truth] = [t for t in tray.truth if t.kind == "d6" and t.value == 1
@@ -201,6 +204,7 @@ def test_a_flat_die_the_centre_crop_cannot_read_is_read_around_it(monkeypatch):
     monkeypatch.setattr(reader, "_dropped_die_look", lambda source, dice, *args: dice)
     monkeypatch.setattr(reader, "_patch_look", lambda source, dice: dice)
     monkeypatch.setattr(reader, "_pip_cluster_look", lambda source, dice, *args: dice)
+    monkeypatch.setattr(reader, "_recentred_on_pips", lambda source, dice, *args: dice)
     with monkeypatch.context() as patch:
         patch.setattr(reader, "OUTWARD_AGREE", 10)       # more looks than there are
         assert "cocked" in die_in(read_tray(tray.image), truth.box).flags

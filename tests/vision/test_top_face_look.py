@@ -36,14 +36,16 @@ def die_in(dice, box):
 def test_a_flat_die_seen_obliquely_is_read_on_its_top_face(monkeypatch):
     """A yellow 2 lying flat at r 0.3 of the half-diagonal, two side faces showing: found 0.6
     of its top face off the face's centre, every other look flags it `cocked` (but the patch
-    look after this one, `reader._patch_look`, which reads it too: kept off); read on its
-    top face it is a 2."""
+    look after this one, `reader._patch_look`, and the recentring at its pips,
+    `reader._recentred_on_pips`, which read it too: kept off); read on its top face it is
+    a 2."""
     tray = leaning_check_tray(25)
     truth = truth_at(tray, 401, 466)
     assert truth.value == 2 and "cocked" not in truth.flags
     with monkeypatch.context() as patch:
         patch.setattr(reader, "_top_face_look", lambda source, dice: dice)
         patch.setattr(reader, "_patch_look", lambda source, dice: dice)
+        patch.setattr(reader, "_recentred_on_pips", lambda source, dice, *args: dice)
         before = die_in(read_tray(tray.image), truth.box)
     assert before.value is None and "cocked" in before.flags, before
     die = die_in(read_tray(tray.image), truth.box)
