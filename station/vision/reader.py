@@ -72,7 +72,9 @@
    that the special reader reads as a face `FLAT_OVER_COCKED` sure is that face: a flat
    special die the d6 network took for leaning. Before that, the lean check (`_lean_check`)
    flags a die read as a pip face that it finds leaning, and reads as its likeliest pip face
-   a die the classifier reads as leaning that it finds plainly flat (`FLAT_BY_CHECK`).
+   a die the classifier reads as leaning that it finds plainly flat (`FLAT_BY_CHECK`); then a
+   pip die still without a face, touching no other, is read at its top face's pips when the
+   check finds it flat there (`_recentred_on_pips`: a flat die seen obliquely).
 """
 
 from __future__ import annotations
