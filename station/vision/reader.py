@@ -992,9 +992,11 @@ def _read_bodies(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
             if not _without_face(p) or _farther(c, places, SAME_DIE * side)] + new
 
 
-def _die_face(p: np.ndarray) -> bool:
-    """Read as a die (`DIE_PROBABILITY`) with a pip face at least `READABLE` sure."""
-    return bool(1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY) and _pip_face(p, READABLE)
+def _die_face(p: np.ndarray, sure: float = READABLE) -> bool:
+    """Read as a die (`DIE_PROBABILITY`) with a pip face at least `sure` sure. `_pip_face`
+    alone is true of a place read as no die at all (P(die) 0: 0 >= sure x 0), so a look
+    that puts its reading in a die's stead asks this."""
+    return bool(1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY) and _pip_face(p, sure)
 
 
 def _lone_die(source: CropSource, candidates: list[Candidate], skip
@@ -1307,7 +1309,7 @@ def _top_face_look(source: CropSource, dice: list[tuple[Candidate, np.ndarray]]
     probs = _classify(source, looks, gate_pass=SURE_GATE)
     dice = list(dice)
     for look, p, i in zip(looks, probs, which):
-        if _pip_face(p, FACE_LOOK_SURE):
+        if _die_face(p, FACE_LOOK_SURE):
             dice[i] = (look, p)
     return dice
 
@@ -1958,8 +1960,8 @@ def _recentred_on_pips(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     probs = _classify(source, places)
     best: dict[int, int] = {}
     for n, (i, p) in enumerate(zip(owners, probs)):
-        if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _pip_face(p, RECENTRE_SURE) \
-                and (i not in best or p[1:].max() > probs[best[i]][1:].max()):
+        if _die_face(p, RECENTRE_SURE) and \
+                (i not in best or p[1:].max() > probs[best[i]][1:].max()):
             best[i] = n
     if not best:
         return dice

@@ -11,6 +11,8 @@ import pytest
 
 from station.fakes.tray import random_tray
 from station.vision import classifier, read_tray, reader
+from station.vision.crops import CropSource
+from station.vision.segment import Candidate
 from station.vision.special_dice import find_top_face
 
 
@@ -68,6 +70,23 @@ def test_a_leaning_die_with_a_face_like_top_stays_flagged(monkeypatch):
         assert die_in(read_tray(tray.image), truth.box).value == 3
     finally:
         classifier.use_lean(classifier.LEAN_WEIGHTS)
+
+
+@pytest.mark.parametrize("top, sure, replaced", [
+    (5, 0.99, True),      # a pip face read surely at the top face: the die's reading
+    (0, 1.0, False),      # the gate turns the place away: P(die) 0, though "sure given a die"
+])
+def test_the_top_face_s_reading_replaces_a_faceless_die_only_when_a_die(
+        monkeypatch, reading, top, sure, replaced):
+    at_face = Candidate(104.0, 97.0, 40.0)
+    monkeypatch.setattr(reader, "_square_face", lambda source, dice, i, x, y: at_face)
+    monkeypatch.setattr(reader, "_classify", lambda source, places, *args, **kwargs:
+                        np.array([reading(top, sure) for _ in places]))
+    faceless = (Candidate(110.0, 95.0, 40.0), reading(classifier.COCKED, 0.99))
+    image = np.full((200, 200, 3), 200, np.uint8)
+    [(place, p)] = reader._top_face_look(CropSource(image), [faceless])
+    assert (place is at_face) == replaced
+    assert (int(p[1:].argmax()) + 1 == top) == replaced
 
 
 def polygon(*corners):
