@@ -21,7 +21,8 @@ For N rendered trays of 1-30 dice of which 30 % lean on a die or the wall (seed 
 leaning dice flagged cocked and those given a value (issue #3: flagged, not guessed), and
 the flat dice read right (station/vision/evaluation.score_leaning).
 And the speed on a 1280x960 frame with 30 dice (two real photos side by side over a grey
-strip; and a rendered tray) and on a 640x640 photo.
+strip; and a rendered tray) and on a 640x640 photo, with the machine's pace on a fixed
+workload (`host_pace`) to compare runs on other machines by.
 With --expect-special every image is read as when the rules ask for a scatter or artillery
 die (`read_tray(..., expect_special=True)`, also `station read`'s default).
 """
@@ -206,6 +207,24 @@ def time_frame(image: np.ndarray, repeats: int, read=read_tray) -> float:
     return 1000 * statistics.median(times)
 
 
+def host_pace() -> float:
+    """Milliseconds (median of 5) for a fixed workload of the kind the reader does, on one
+    core: 300,000 Python additions and 5 Gaussian blurs of a 1280x960 frame. The same
+    reader ran two to three times slower on some machines of the same kind than on
+    others (docs/vision.md), so the speed lines are printed beside this pace."""
+    frame = np.random.default_rng(0).integers(0, 256, (960, 1280, 3), np.uint8)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        total = 0
+        for i in range(300_000):
+            total += i
+        for _ in range(5):
+            cv2.GaussianBlur(frame, (0, 0), 2.0)
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
@@ -256,6 +275,8 @@ def main() -> None:
     busiest = max(labels, key=lambda n: len(labels[n]))
     photo = cv2.imread(str(args.data / "images" / busiest))
     print(f"640x640, {len(labels[busiest])} dice ({busiest}): {time_frame(photo, 20, read):.1f} ms")
+    print(f"this machine's pace (300,000 Python additions and 5 blurs of a 1280x960 frame): "
+          f"{host_pace():.1f} ms")
 
 
 if __name__ == "__main__":
