@@ -16,12 +16,17 @@ exception, `station journal start-keying`, writes as the station does.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
 import shutil
+import socket
 import sqlite3
+import struct
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -141,6 +146,18 @@ class InUse(Refused):
 NEW_JOURNAL = "start a new journal (journal.path, or --journal PATH)"
 
 
+def _claim_holder(name: str) -> str:
+    """The pid of the process listening on the abstract socket `name`, or "unknown"."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(name)
+            pid, _, _ = struct.unpack("3i", probe.getsockopt(
+                socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+        except OSError:
+            return "unknown"
+    return str(pid)
+
+
 class Journal:
     def __init__(self, path: str | Path, readonly: bool = False, key: bytes | None = None,
                  start_keying: bool = False) -> None:
@@ -155,6 +172,7 @@ class Journal:
         self._db: sqlite3.Connection | None = None
         self._file_id: tuple[int, int] | None = None
         self._lock: IO[str] | None = None       # the writer's lock file, held till close
+        self._claim: socket.socket | None = None  # ... and its claim on the path (Linux)
         self._copy: tempfile.TemporaryDirectory | None = None   # a reader's copy (_open_reader)
         # The writer's last entry (id, seal): the one it wrote, or found when it opened the
         # journal. Kept when the file is made again, so that the new one says what was lost.
@@ -260,19 +278,49 @@ class Journal:
     def _take_lock(self) -> None:
         """One writer at a time: a second (another `station run`, start-keying while the
         station runs) would find the first's every entry a change under it, and record a
-        break before each of its own. flock is let go when its holder exits, even killed."""
+        break before each of its own. flock is let go when its holder exits, even killed.
+        A lock file deleted under its holder (`rm journal.sqlite*` clears a journal, and
+        the station makes it again) would let a second writer lock a new one, so on Linux
+        the writer also claims the journal's path by an abstract socket, which no file
+        operation removes and which goes with its holder too."""
         self._lock = open(self.path.with_name(self.path.name + ".lock"), "a+")
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock.seek(0)
-            holder = self._lock.read().strip() or "unknown"
-            raise InUse(f"another station (pid {holder}) is writing the journal {self.path}",
-                        "Stop it first (`station journal start-keying` too needs it stopped), "
-                        "or give this one another journal (journal.path, or --journal PATH)") from None
+            raise self._in_use(self._lock.read().strip() or "unknown") from None
+        self._claim_path()
         self._lock.truncate(0)
         self._lock.write(f"{os.getpid()}\n")
         self._lock.flush()
+
+    def _claim_path(self) -> None:
+        """Bind the abstract socket named after the journal's resolved path (Linux only:
+        elsewhere the lock file alone guards it); one bound already is another writer's,
+        whose pid the kernel gives any process that connects to it (SO_PEERCRED)."""
+        if not sys.platform.startswith("linux"):
+            return
+        digest = hashlib.sha256(str(self.path.resolve()).encode()).hexdigest()
+        name = f"\0wargame-station-journal-{digest}"
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            claim.bind(name)
+            claim.listen(1)
+        except OSError as error:
+            claim.close()
+            if error.errno == errno.EADDRINUSE:
+                raise self._in_use(_claim_holder(name)) from None
+            log.warning("cannot claim the journal %s beside its lock file (%s): the lock "
+                        "file alone keeps a second station from writing it", self.path, error)
+            return
+        self._claim = claim
+
+    def _in_use(self, holder: str) -> InUse:
+        """The refusal, the lock let go first."""
+        self.close()
+        return InUse(f"another station (pid {holder}) is writing the journal {self.path}",
+                    "Stop it first (`station journal start-keying` too needs it stopped), "
+                    "or give this one another journal (journal.path, or --journal PATH)")
 
     def _upgrade(self) -> bool:
         """An older station's entries table (ids it may give again, perhaps no seal column)
@@ -422,6 +470,9 @@ class Journal:
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+        if self._claim is not None:
+            self._claim.close()
+            self._claim = None
         if self._copy is not None:
             self._copy.cleanup()
             self._copy = None

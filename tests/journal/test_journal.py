@@ -3,6 +3,7 @@
 import json
 import random
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -340,6 +341,23 @@ def test_one_writer_at_a_time(tmp_path, capsys):
     with Journal(path) as journal:                      # its lock went with it
         assert journal.add_measurement("x", "2 in", {"inches": 2}) == 2
     assert problems_of(path) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="abstract sockets: Linux")
+def test_a_second_writer_is_refused_though_the_lock_file_was_deleted(tmp_path):
+    """`rm journal.sqlite*` while the station runs takes its lock file too (the station
+    makes the journal again); a second station must still be refused, naming the first."""
+    import os
+    path = tmp_path / "journal.sqlite"
+    with Journal(path) as journal:
+        journal.add_measurement("Measure", "1.0 in", {"mm": 25.4})
+        for gone in tmp_path.glob("journal.sqlite*"):
+            gone.unlink()
+        with pytest.raises(store.InUse, match=f"another station \\(pid {os.getpid()}\\)"):
+            Journal(path)
+        assert journal.add_measurement("Measure", "2.0 in", {"mm": 50.8}) == 3
+    with Journal(path) as journal:                      # its claim went with it
+        assert journal.add_measurement("Measure", "3.0 in", {"mm": 76.2}) == 4
 
 
 def test_a_journal_deleted_while_another_process_reads_it_is_made_again(tmp_path):
