@@ -161,6 +161,9 @@ def _half_blocks(screen: Screen, columns: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+MEMORY_DRIVERS = ("offscreen", "dummy")   # SDL video drivers that draw on no screen
+
+
 class PygameSink:
     """Full screen on HDMI/DSI through pygame (SDL picks KMS/DRM on a Pi without a desktop)."""
 
@@ -184,6 +187,17 @@ class PygameSink:
         except pygame.error as error:
             raise SinkUnavailable(f"no screen for pygame ({error}): check the HDMI/DSI cable, or "
                                   "drop hdmi from display.sinks") from error
+        # With no screen it can open, SDL falls back to a driver that draws in memory: the
+        # station would run showing nothing, and say nothing. Asked for (SDL_VIDEODRIVER),
+        # such a driver is the user's choice.
+        driver = pygame.display.get_driver()
+        if driver in MEMORY_DRIVERS and not os.environ.get("SDL_VIDEODRIVER"):
+            pygame.display.quit()
+            raise SinkUnavailable(
+                f"no screen for pygame (SDL found none and fell back to its {driver} driver): "
+                "check the HDMI/DSI cable, that the station's user is in the video group, and "
+                "that no desktop holds the screen (or start the station from the desktop), or "
+                "drop hdmi from display.sinks")
         self.size = self._surface.get_size()
 
     def show(self, screen: Screen) -> None:

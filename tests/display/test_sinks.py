@@ -82,6 +82,20 @@ def test_pygame_sink_on_the_dummy_video_driver(screens, monkeypatch):
     sink.close()
 
 
+def test_pygame_sink_refuses_the_screen_sdl_falls_back_to(monkeypatch):
+    """With no screen it can open (a cable out, a desktop holding it), SDL falls back to its
+    offscreen driver unasked: the sink says so instead of drawing on nothing."""
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    monkeypatch.setattr(pygame.display, "init", lambda: None)
+    monkeypatch.setattr(pygame.display, "set_mode", lambda size, flags=0: pygame.Surface((64, 48)))
+    monkeypatch.setattr(pygame.display, "get_driver", lambda: "offscreen")
+    monkeypatch.setattr(pygame.mouse, "set_visible", lambda visible: None)
+    with pytest.raises(SinkUnavailable, match="fell back to its offscreen driver\\): check the "
+                                              "HDMI/DSI cable"):
+        PygameSink()
+
+
 def test_a_failing_sink_is_dropped_and_named_on_the_others(screens):
     class Unplugged:
         name = "lcd"
