@@ -58,8 +58,10 @@
    pips to the d6 network; and round each die found, a special die touching it that no
    look found is sought (`_special_beside_look`: the pair read as one die), and the blobs
    no die was taken at are read as lone special dice (`_lone_special_look`: a lone MISFIRE
-   face, a symbol no pip die shows, reads as no die to the d6 network). The special
-   reader reports a die where it finds its top face, so
+   face, a symbol no pip die shows, reads as no die to the d6 network). A die then
+   reported cocked is read round it, and two faces found on either side of it, a side
+   apart, replace it (`_split_cocked_pair`: two touching dice read as one cocked die at
+   their contact). The special reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
    (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die),
    or twice as one pip face that the crop between the two readings shows too.
@@ -143,6 +145,16 @@ MEASURED_SQUARE = 0.9         # at the surest of this many dice read with a face
 MEASURED_OUTLINE = 48         # this square, on crops scaled to an outline this many pixels wide
 SPECIAL_BLOB = 1.4            # ... round a die whose blob is at least this x the typical outline
                               # squared (a lone die's is 1.0-1.25; none under it: looked round too)
+SPLIT_REACH = (0.35, 0.5)     # ... and a die reported cocked is read round it, these x the typical
+                              # outline away in `SPECIAL_DIRECTIONS` directions: two touching
+                              # special dice read as one cocked die at their contact lie
+                              # 0.17-0.6 outlines from it (`_split_cocked_pair`, 73rd session)
+SPLIT_NEAR = 0.7              # ... and the faces found there, with the dice read within this x
+SPLIT_TURN = 90.0             # the outline of it, are the pair when two, this many degrees apart
+                              # or more as seen from it (one on either side of the contact)
+SPLIT_FACES_APART = 0.9       # ... and this x a top face apart or more: two flat dice's top faces
+                              # lie a side apart or more, a leaning die's top and side faces
+                              # (which read as two faces) 0.71 of a side
 LONE_SCREEN = 0.7             # ... and a blob no die was taken at is read as a special die from
                               # this (`_lone_special_look`; the face network reads a lone MISFIRE
                               # die 0.83 at its outline's centre: 42nd and 52nd sessions)
@@ -1632,6 +1644,8 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
         dice = _lone_special_look(source, dice, special, skip, edges, top_face)
     read = [_describe(image, c, p, near, calibration, expect_special, special)
             for (c, p), near in zip(dice, _touching([c for c, _ in dice]))]
+    if expect_special:
+        dice, read = _split_cocked_pair(source, dice, read, special, skip, calibration)
     dice, read = _one_reading_a_die(source, dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
@@ -1757,6 +1771,57 @@ def _typical_top_face(source: CropSource, dice: list[tuple[Candidate, np.ndarray
              for _, c in faced]
     sides = [face.side for face in found if face is not None and face.squareness >= MEASURED_SQUARE]
     return float(np.median(sides)) if sides else None
+
+
+def _split_cocked_pair(source: CropSource, dice: list[tuple[Candidate, np.ndarray]],
+                       read: list[DetectedDie], special: dict[Candidate, SpecialReading | None],
+                       skip, calibration) -> tuple[list[tuple[Candidate, np.ndarray]],
+                                                   list[DetectedDie]]:
+    """Expecting special dice: two touching dice, one of them special at least (a scatter
+    and an artillery die rolled together), can be read as one cocked die at their contact,
+    one or neither read on its own. Each die reported cocked is read round it,
+    `SPLIT_REACH` typical outlines away in `SPECIAL_DIRECTIONS` directions, as
+    `_special_places_read` reads places (screened, then `read_segmented`, a face
+    `SURE_SOUGHT` sure, clear of every other die taken). The faces so found and the dice
+    read with a value within `SPLIT_NEAR` outlines of it are the pair when there are two
+    of them, a found one at least, `SPLIT_TURN` degrees apart or more as seen from it (it
+    lies between them) and `SPLIT_FACES_APART` top faces apart or more: the found faces
+    replace it. A face found beside no other die does not, nor two closer: a leaning die's
+    tilted top face and its side face read so too."""
+    cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
+    if not cocked:
+        return dice, read
+    faced = [c for (c, p), die in zip(dice, read) if die.value is not None]
+    outline = float(np.median([c.side for c in faced or [c for c, _ in dice]]))
+    face = _typical_top_face(source, dice) or SPECIAL_TOP_FACE * outline
+    h, w = source.image.shape[:2]
+    dice, read = list(dice), list(read)
+    for i in reversed(cocked):      # from the last, so that a pair put in moves no index
+        c = dice[i][0]
+        others = _special_taken([d for k, d in enumerate(dice) if k != i], special)
+        turns = [2 * math.pi * k / SPECIAL_DIRECTIONS for k in range(SPECIAL_DIRECTIONS)]
+        places = [Candidate(c.x + reach * outline * math.cos(turn),
+                            c.y + reach * outline * math.sin(turn), face)
+                  for reach in SPLIT_REACH for turn in turns]
+        places = [spot for spot in places if 0 <= spot.x < w and 0 <= spot.y < h
+                  and (skip is None or not skip(spot.x, spot.y))]
+        found: dict[Candidate, SpecialReading | None] = {}
+        new = _special_places_read(source, [], found, places, [outline] * len(places),
+                                   SPECIAL_SCREEN, list(others))
+        beside = [die.center for k, die in enumerate(read) if k != i and die.value is not None
+                  and math.dist(die.center, (c.x, c.y)) <= SPLIT_NEAR * outline]
+        if not new or len(new) + len(beside) != 2:
+            continue
+        a, b = [(d.x, d.y) for d, _ in new] + beside
+        turn = abs(math.atan2(a[1] - c.y, a[0] - c.x) - math.atan2(b[1] - c.y, b[0] - c.x))
+        if math.degrees(min(turn, 2 * math.pi - turn)) < SPLIT_TURN or \
+                math.dist(a, b) < SPLIT_FACES_APART * face:
+            continue
+        special.update(found)
+        dice[i:i + 1] = new
+        read[i:i + 1] = [_describe(source.image, d, p, True, calibration, True, special)
+                         for d, p in new]
+    return dice, read
 
 
 def _special_taken(dice: list[tuple[Candidate, np.ndarray]],
