@@ -177,17 +177,21 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
         readings = end_to_end(shot, profile, counts, expect_special) if whole_reader else \
             per_die(shot, profile, counts, spots)
         for t, got in zip(shot.truth, readings):
-            score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose)
+            # --verbose names the set: a run prints each set's misses before its report
+            miss_label = verbose and ("calibrated" if calibrated else "cocked" if cocked
+                                      else "uncalibrated")
+            score(index, t, got, calibrated, counts, stats, fonts, font_ok, miss_label)
     return dict(stats=stats, counts=counts, fonts=fonts, font_ok=font_ok,
                 seconds=time.perf_counter() - start)
 
 
-def score(index, t, got, calibrated, counts, stats, fonts, font_ok, verbose) -> None:
+def score(index, t, got, calibrated, counts, stats, fonts, font_ok, miss_label) -> None:
     """Count one die's reading (`got`: None when not read at all, or not as a special die by
-    read_special; read_tray's readings are d6 dice too)."""
-    if verbose and t.kind != "d6" and missed(t, got):
-        print(f"tray {index}: {t.kind} {t.value} ({t.font or ''}{' cocked' * ('cocked' in t.flags)}) "
-              f"read as {got}", file=sys.stderr)
+    read_special; read_tray's readings are d6 dice too). `miss_label`: the set's name, to
+    print a miss with (--verbose), or False."""
+    if miss_label and t.kind != "d6" and missed(t, got):
+        print(f"{miss_label} tray {index}: {t.kind} {t.value} "
+              f"({t.font or ''}{' cocked' * ('cocked' in t.flags)}) read as {got}", file=sys.stderr)
     if "cocked" in t.flags:
         if t.kind != "d6":
             counts["cocked special"] += 1
