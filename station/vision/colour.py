@@ -19,6 +19,16 @@ DARK_HUE = (10, 25)  # a dark body at least this Lab chroma and this Lab L (0..2
                      # (b < 0), is named by its hue: dark purple and navy dice
 
 
+def has_colour(image: np.ndarray) -> bool:
+    """Does the BGR frame carry colour? A monochrome camera's frame, or a greyscale photo
+    loaded as colour, has its three channels equal at every pixel: its dice's colours cannot
+    be told (a red die is as dark as a black one). A colour camera's frame differs somewhere
+    even on a grey tray (sensor noise, its colour filter). Every 4th pixel each way is
+    looked at, the cost of a frame's small fraction."""
+    grid = image[::4, ::4]
+    return bool((grid[..., 0] != grid[..., 1]).any() or (grid[..., 1] != grid[..., 2]).any())
+
+
 def colour_name(image: np.ndarray, x: float, y: float, side: float) -> str:
     """Name of the die body's colour around (x, y).
 

@@ -77,6 +77,9 @@
    a die the classifier reads as leaning that it finds plainly flat (`FLAT_BY_CHECK`); then a
    pip die still without a face, touching no other, is read at its top face's pips when the
    check finds it flat there (`_recentred_on_pips`: a flat die seen obliquely).
+8. Colour: each die's body colour named (`colour.colour_name`); on a frame without colour
+   (`colour.has_colour`: a monochrome camera's) none, as brightness alone would name a red
+   die black.
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ import numpy as np
 from station.vision.classifier import (CLASSES, COCKED, DETAIL_SIZE, NOT_A_DIE, SPECIAL,
                                        default_classifier, default_detail, default_gate,
                                        default_lean, default_outward, normalise, outward_crops)
-from station.vision.colour import colour_name
+from station.vision.colour import colour_name, has_colour
 from station.vision.crops import (CONTEXT, CROP_SIZE, OUTWARD_JITTER, CropSource,
                                   outward_angle, pyramid_level, softness, unsharp)
 from station.vision.special_dice import TOP_FACE as SPECIAL_TOP_FACE, measure_top_face
@@ -1649,6 +1652,9 @@ def read_tray(image_bgr: np.ndarray, calibration=None, *, expect_special: bool =
     dice, read = _one_reading_a_die(source, dice, read)
     if faces is not None:
         read = faces.apply(image, read, [(c.x, c.y, c.side) for c, _ in dice])
+    if not has_colour(image):
+        for die in read:     # a monochrome frame: a die's brightness is not its colour
+            die.colour = None
     return read
 
 

@@ -24,14 +24,15 @@ class DetectedDie:
     bearing_deg: scatter dice, degrees clockwise from up (image -y, or the tray's up edge).
     image_bearing_deg: once calibrated, the same arrow's bearing in the image (clockwise from
         image -y), which a mark drawn on the frame follows; None otherwise.
-    colour: a plain colour name (red, blue, white, black, green, yellow, purple, orange, grey).
+    colour: a plain colour name (red, blue, white, black, green, yellow, purple, orange, grey);
+        None on a frame without colour (a monochrome camera's), or for a die typed in.
     """
 
     kind: str
     value: int | str | None
     center: tuple[float, float]
     confidence: float
-    colour: str
+    colour: str | None
     flags: list[str] = field(default_factory=list)
     bearing_deg: float | None = None
     center_mm: tuple[float, float] | None = None

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from station.vision.colour import _median, colour_name
+from station.vision.colour import _median, colour_name, has_colour
 
 
 @settings(max_examples=200, deadline=None)
@@ -60,3 +60,15 @@ def test_a_dim_body_tinted_red_is_a_grey_not_red(body, pips, name):
 ])
 def test_a_dark_die_is_black_unless_plainly_purple_or_blue(body, name):
     assert colour_name(die(body, (235, 235, 235)), 50, 50, 60) == name
+
+
+def test_a_frame_whose_channels_are_one_has_no_colour():
+    """A monochrome camera's frame, or a grey photo loaded as colour: the three channels are
+    equal everywhere. One coloured die anywhere on the frame gives it colour."""
+    grey = cv2.cvtColor(cv2.cvtColor(die((40, 40, 200), (255, 255, 255)), cv2.COLOR_BGR2GRAY),
+                        cv2.COLOR_GRAY2BGR)
+    assert not has_colour(grey)
+    assert has_colour(die((40, 40, 200), (255, 255, 255)))
+    tinted = grey.copy()
+    cv2.rectangle(tinted, (60, 60), (70, 70), (90, 100, 90), -1)
+    assert has_colour(tinted)

@@ -148,3 +148,34 @@ def test_annotated_scatter_arrow_follows_the_die_and_is_labelled_in_full():
     marked = annotate(blank, [turned])
     assert colour_at(marked, 320, 240 - 28) == SPECIAL
     assert colour_at(marked, 320 + 28, 240) == (0, 0, 0)
+
+
+def test_a_monochrome_photo_names_no_colour(tmp_path, capsys):
+    """A monochrome camera's frame (the real photo in grey) shows brightness, not colour: a
+    red die is as dark as a black one. Its dice are read, with colour null, and the summary
+    says why they are not split by colour."""
+    colour = cv2.imread(PHOTO)
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY))
+    assert main(["read", PHOTO, str(grey), "--json"]) == 0
+    named, mono = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert all(die["colour"] for die in named["dice"])
+    assert len(mono["dice"]) >= 8 and all(die["colour"] is None for die in mono["dice"])
+    assert main(["read", str(grey)]) == 0
+    out = capsys.readouterr().out
+    assert "not split by colour: the frame has none" in out and "None" not in out
+
+
+def test_summary_names_dice_without_a_colour_by_kind_alone():
+    from station.cli.commands.read import summary
+    from station.vision.types import DetectedDie
+
+    lines = summary("grey.png", [
+        DetectedDie("d6", 4, (10.0, 20.0), 0.9, None), DetectedDie("d6", 2, (50.0, 60.0), 0.6, None),
+        DetectedDie("scatter", None, (90.0, 90.0), 0.8, None, ["cocked"])]).splitlines()
+    assert lines == [
+        "grey.png: 2 pip dice read, total 6",
+        "  not split by colour: the frame has none (a monochrome camera's)",
+        "  by value: 1s: 0  2s: 1  3s: 0  4s: 1  5s: 0  6s: 0",
+        "  check by eye, read less than 70% sure: die 2 at (50, 60) (60%)",
+        "  scatter die at (90, 90): cocked (leaning), re-roll it or enter it by hand"]

@@ -154,13 +154,16 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
     lines = [f"{path}: {len(pips)} pip dice read, total {sum(d.value for d in pips)}"]
     by_colour: dict[str, Counter] = {}
     for d in pips:
-        by_colour.setdefault(d.colour, Counter())[d.value] += 1
+        if d.colour is not None:
+            by_colour.setdefault(d.colour, Counter())[d.value] += 1
     for colour in sorted(by_colour, key=lambda c: -sum(by_colour[c].values())):
         counts = by_colour[colour]
         faces = ", ".join(f"{n}x{v}" for v, n in sorted(counts.items()))
         n = sum(counts.values())
         lines.append(f"  {colour:<7} {n:>3} {'die' if n == 1 else 'dice'}: {faces}"
                      f"  (total {sum(v * n for v, n in counts.items())})")
+    if any(d.colour is None for d in pips):
+        lines.append("  not split by colour: the frame has none (a monochrome camera's)")
     values = Counter(d.value for d in pips)
     if pips:
         lines.append("  by value: " + "  ".join(f"{v}s: {values[v]}" for v in range(1, 7)))
@@ -170,8 +173,8 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
                 ", bearing not read: re-roll it or enter it as arrow@DEG (SCAT-2)" \
                 if d.value == "arrow" else ""   # a HIT's small arrow is optional
             lines.append(f"  {d.kind} die: {d.value}{bearing} at {_at(d)}")
-    doubtful = [f"{d.colour} {'die' if d.kind == 'd6' else d.kind + ' die'} {d.value} at "
-                f"{_at(d)} ({d.confidence:.0%})" for d in dice if d.doubtful]
+    doubtful = [f"{_die(d)} {d.value} at {_at(d)} ({d.confidence:.0%})"
+                for d in dice if d.doubtful]
     if doubtful:
         lines.append(f"  check by eye, read less than {CHECK_BELOW:.0%} sure: "
                      + "; ".join(doubtful))
@@ -181,10 +184,14 @@ def summary(path: str, dice: list[DetectedDie]) -> str:
     for d in dice:
         if d.value is None:   # a cocked die's kind is the reader's best guess of which die
             why = "cocked (leaning)" if "cocked" in d.flags else "unreadable"
-            what = "die" if d.kind == "d6" else f"{d.kind} die"
-            lines.append(f"  {d.colour} {what} at {_at(d)}: {why}, re-roll it or enter it "
-                         "by hand")
+            lines.append(f"  {_die(d)} at {_at(d)}: {why}, re-roll it or enter it by hand")
     return "\n".join(lines)
+
+
+def _die(d: DetectedDie) -> str:
+    """A die as the summary names it: "red die", "grey scatter die"; "die" on a frame
+    without colour."""
+    return " ".join(filter(None, [d.colour, "die" if d.kind == "d6" else f"{d.kind} die"]))
 
 
 def _at(d: DetectedDie) -> str:
