@@ -30,12 +30,15 @@ that special dice are expected (as the service does when the rules ask for them)
   die left unread or flagged cocked is a re-roll, not a wrong reading;
 - d6 dice wrongly taken for special dice; per die: places with no die (3 random spots a
   tray, but not the calibration sheet's marker tiles, which read_tray skips) taken for
-  special dice; end to end: readings where there is no die;
+  special dice; end to end: readings where there is no die, and the flat d6 dice read
+  right and left without a reading (a flag between a special die and a pip die can be the
+  pip die's only sign, docs/history/special-dice.md, seventy-fifth session);
 - cocked: on trays where 30 % of the dice lean on another die or the wall (seed + 2, a fifth
   as many trays), the cocked special dice flagged cocked (value None), of them those given
   the right kind, and those read as a face; flat special dice wrongly flagged cocked, and
   read wrong; leaning d6 taken for special dice (named a scatter or artillery die, cocked or
-  not: the players would re-roll a die that is not there).
+  not: the players would re-roll a die that is not there), and end to end, leaning d6
+  given a value.
 --cocked-probability, --outline-cocked-probability and --min-probability set the face
 network's cut-offs (`special_dice.COCKED_PROBABILITY`, on a die's own crop, the only one per
 die; `OUTLINE_COCKED_PROBABILITY`, on a segmented outline's crop, end to end only;
@@ -182,7 +185,7 @@ def run(trays: int, seed: int, calibrated: bool, verbose: bool = False,
                                       else "uncalibrated")
             score(index, t, got, calibrated, counts, stats, fonts, font_ok, miss_label)
     return dict(stats=stats, counts=counts, fonts=fonts, font_ok=font_ok,
-                seconds=time.perf_counter() - start)
+                seconds=time.perf_counter() - start, whole_reader=whole_reader)
 
 
 def score(index, t, got, calibrated, counts, stats, fonts, font_ok, miss_label) -> None:
@@ -202,10 +205,13 @@ def score(index, t, got, calibrated, counts, stats, fonts, font_ok, miss_label) 
         else:   # a leaning pip die named a special one: the players re-roll a die not there
             counts["cocked d6"] += 1
             counts["cocked d6 taken for special"] += got is not None and got.kind != "d6"
+            counts["cocked d6 given a value"] += got is not None and got.value is not None
         return
     if t.kind == "d6":
         counts["d6"] += 1
         counts["d6 taken for special"] += got is not None and got.kind != "d6"
+        counts["d6 right"] += got is not None and (got.kind, got.value) == ("d6", t.value)
+        counts["d6 without a reading"] += got is None
         return
     counts[t.kind] += 1
     counts["flat special flagged cocked"] += flagged_cocked(got)
@@ -253,7 +259,8 @@ def report(name: str, result: dict) -> None:
         print(f"flat special dice flagged cocked: {c['flat special flagged cocked']}/"
               f"{c['scatter'] + c['artillery']}; read wrong: {read_wrong(c)}")
         print(f"leaning d6 taken for special dice: {c['cocked d6 taken for special']}/"
-              f"{c['cocked d6']}")
+              f"{c['cocked d6']}" + (f"; given a value: {c['cocked d6 given a value']}"
+                                     if result["whole_reader"] else ""))
         return
     print(f"scatter HIT/arrow right: {c['scatter right']}/{c['scatter']}")
     for key in ("arrow", "hit arrow"):
@@ -296,6 +303,8 @@ def report(name: str, result: dict) -> None:
     else:
         print(f"readings where there is no die: {c['readings where there is no die']}, "
               f"of them special dice: {c['of them special']}")
+        print(f"flat d6 dice read right: {c['d6 right']}/{c['d6']}; "
+              f"without a reading: {c['d6 without a reading']}")
 
 
 def main() -> int:

@@ -171,7 +171,25 @@ def test_a_leaning_d6_taken_for_a_special_die_is_counted(reading, taken):
                    counts, defaultdict(list), Counter(), Counter(), False)
     assert counts["cocked d6"] == 1
     assert counts["cocked d6 taken for special"] == taken
+    assert counts["cocked d6 given a value"] == (reading is not None and reading.value is not None)
     assert counts["cocked special"] == 0
+
+
+@pytest.mark.parametrize("reading, right, unread", [
+    (Reading("d6", 6, None, ()), 1, 0),
+    (Reading("d6", 5, None, ()), 0, 0),
+    (Reading("d6", None, None, ("cocked",)), 0, 0),      # flagged: a re-roll, but a reading
+    (Reading("artillery", 6, None, ()), 0, 0),
+    (None, 0, 1),
+])
+def test_a_flat_d6_read_or_left_unread_is_counted(reading, right, unread):
+    """End to end a pip die beside special dice can be left without any reading (its only
+    sign a flag between it and a special die, seventy-fifth session)."""
+    bench = runpy.run_path(str(BENCHMARK))
+    counts = Counter()
+    bench["score"](0, Truth("d6", 6, ("touching",), None, None, None, SQUARE_18), reading, False,
+                   counts, defaultdict(list), Counter(), Counter(), False)
+    assert (counts["d6"], counts["d6 right"], counts["d6 without a reading"]) == (1, right, unread)
 
 
 @pytest.mark.parametrize("truth_bearing, read_bearing, corners, counted", [
