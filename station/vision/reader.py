@@ -61,7 +61,8 @@
    face, a symbol no pip die shows, reads as no die to the d6 network). A die then
    reported cocked is read round it, and two faces found on either side of it, a side
    apart, replace it (`_split_cocked_pair`: two touching dice read as one cocked die at
-   their contact). The special reader reports a die where it finds its top face, so
+   their contact; the other die of such a pair may be a pip die, read by the d6 network
+   there). The special reader reports a die where it finds its top face, so
    two places on one special die can be read as one face at one spot: reported once
    (`_one_reading_a_die`), as is a die read twice without a value (a re-roll is one die),
    or twice as one pip face that the crop between the two readings shows too.
@@ -1793,7 +1794,10 @@ def _split_cocked_pair(source: CropSource, dice: list[tuple[Candidate, np.ndarra
     of them, a found one at least, `SPLIT_TURN` degrees apart or more as seen from it (it
     lies between them) and `SPLIT_FACES_APART` top faces apart or more: the found faces
     replace it. A face found beside no other die does not, nor two closer: a leaning die's
-    tilted top face and its side face read so too."""
+    tilted top face and its side face read so too. With one face beside it, the pair's
+    other die may be a pip die, which no special look reads (a pip 5 beside an arrow,
+    flagged at their contact, was reported as the flag alone; seventy-fifth session): the
+    d6 network reads the same places (`_pip_die_round`)."""
     cocked = [i for i, die in enumerate(read) if "cocked" in die.flags]
     if not cocked:
         return dice, read
@@ -1816,6 +1820,10 @@ def _split_cocked_pair(source: CropSource, dice: list[tuple[Candidate, np.ndarra
                                    SPECIAL_SCREEN, list(others))
         beside = [die.center for k, die in enumerate(read) if k != i and die.value is not None
                   and math.dist(die.center, (c.x, c.y)) <= SPLIT_NEAR * outline]
+        if len(new) + len(beside) == 1:
+            # The pair's other die may be a pip die, which no special look reads.
+            new += _pip_die_round(source, places, outline,
+                                  list(others) + [d for d, _ in new], SPECIAL_CLEAR * face)
         if not new or len(new) + len(beside) != 2:
             continue
         a, b = [(d.x, d.y) for d, _ in new] + beside
@@ -1828,6 +1836,22 @@ def _split_cocked_pair(source: CropSource, dice: list[tuple[Candidate, np.ndarra
         read[i:i + 1] = [_describe(source.image, d, p, True, calibration, True, special)
                          for d, p in new]
     return dice, read
+
+
+def _pip_die_round(source: CropSource, places: list[Candidate], outline: float,
+                   taken: list[Candidate], clear: float) -> list[tuple[Candidate, np.ndarray]]:
+    """The pip die, if any, the d6 network reads at one of `places` (cut `outline` wide) as a
+    pip face `SURE` sure, a die `DIE_PROBABILITY` sure, farther than `clear` from every die
+    `taken`, and that the lean check (`_lean_check`) leaves flat: the surest such, alone."""
+    spots = [Candidate(spot.x, spot.y, outline) for spot in places]
+    probs = _classify(source, spots)
+    for k in np.argsort(-probs[:, 1:].max(axis=1)):
+        p = probs[k]
+        if 1.0 - p[NOT_A_DIE] >= DIE_PROBABILITY and _pip_face(p, READABLE) \
+                and _farther(spots[k], taken, clear):
+            checked = _lean_check(source, [(spots[k], p)])
+            return checked if _pip_face(checked[0][1], READABLE) else []
+    return []
 
 
 def _special_taken(dice: list[tuple[Candidate, np.ndarray]],

@@ -92,3 +92,51 @@ def test_a_scatter_die_read_as_one_cocked_die_with_its_neighbour_is_read(monkeyp
     dice = read_tray(rendered.image, expect_special=True)
     assert read_at(dice, arrow) is None or read_at(dice, arrow).value is None
     assert any("cocked" in die.flags for die in dice)
+
+
+def pip_die_at(monkeypatch, x, y, value, leaning=False):
+    """The d6 network reads a pip `value` at the place nearest (x, y) and no die elsewhere;
+    the lean check finds that die leaning, or leaves it."""
+    def classify(source, candidates, *args, **kwargs):
+        probs = np.tile(one_hot(reader.NOT_A_DIE), (len(candidates), 1))
+        nearest = min(range(len(candidates)),
+                      key=lambda k: np.hypot(candidates[k].x - x, candidates[k].y - y))
+        probs[nearest] = one_hot(value)
+        return probs
+    monkeypatch.setattr(reader, "_classify", classify)
+    monkeypatch.setattr(reader, "_lean_check", lambda source, dice: [
+        (c, one_hot(reader.COCKED) if leaning else p) for c, p in dice])
+
+
+def test_a_pip_die_opposite_the_one_face_beside_a_cocked_reading_replaces_it(monkeypatch):
+    # An artillery 6 found on one side, a pip 5 read by the d6 network on the other: the
+    # pair read as one cocked die at their contact (a pip die no special look reads).
+    pip_die_at(monkeypatch, 230, 200, 5)
+    after = split(monkeypatch, [(170, 200, 6)])
+    assert sorted((d.kind, d.value) for d in after) == [("artillery", 6), ("d6", 5)]
+    assert not any("cocked" in d.flags for d in after)
+    # Beside a die read already, the pip die found opposite it replaces the reading alone.
+    after = split(monkeypatch, [], beside=[(170, 200)])
+    assert [(d.kind, d.value) for d in after] == [("d6", 5), ("d6", 4)]
+
+
+def test_a_pip_die_the_lean_check_finds_leaning_or_one_on_the_same_side_leaves_it(monkeypatch):
+    pip_die_at(monkeypatch, 230, 200, 5, leaning=True)
+    assert [d.value for d in split(monkeypatch, [(170, 200, 6)])] == [None]
+    pip_die_at(monkeypatch, 185, 215, 5)      # beside the face found, not across the reading
+    assert [d.value for d in split(monkeypatch, [(170, 200, 6)])] == [None]
+
+
+def test_a_pip_die_read_as_one_cocked_die_with_an_arrow_is_read(monkeypatch):
+    # 640x480: a flat arrow touching a pip 5 are read as the arrow (a look, at its top face)
+    # and a die cocked at their contact; round it the d6 network reads the 5 (0.74).
+    rendered = random_tray(np.random.default_rng([75, 231]), dice=(0, 6),
+                           special={"scatter": (1, 2), "artillery": (1, 2)}, touching=1.0)
+    five = next(t for t in rendered.truth if (t.kind, t.value) == ("d6", 5))
+
+    def near_five():
+        return [(d.kind, d.value) for d in read_tray(rendered.image, expect_special=True)
+                if np.hypot(d.center[0] - five.center[0], d.center[1] - five.center[1]) < 15]
+    assert near_five() == [("d6", 5)]
+    monkeypatch.setattr(reader, "_pip_die_round", lambda *args: [])
+    assert near_five() == [("d6", None)]
